@@ -1,0 +1,450 @@
+/*
+ * breaker.c: the circuit breaker state machine of SPEC section 2.  Every
+ * function takes the record, the effective policy and an environment that
+ * carries the time, a random draw and a liveness oracle; none of them reads
+ * a clock or touches the system, so the tests can walk every transition
+ * with explicit values.
+ *
+ * The counters for all three trip policies are kept up to date whatever the
+ * policy, so that editing trip.policy never starts from nothing.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "breaker.h"
+
+const char *
+breaker_outcome_name(enum cb_outcome o)
+{
+	static const char *const names[OUTCOME_COUNT] = {
+		"success", "failure", "ignored", "interrupted", "stale",
+		"rejected"
+	};
+
+	return (unsigned)o < OUTCOME_COUNT ? names[o] : "unknown";
+}
+
+/* The cool-down the next opening from half-open or closed starts from. */
+static int64_t
+cooldown(const struct cb_record *r, const struct cb_policy *p)
+{
+	int64_t	c;
+
+	c = r->cooldown_ms > 0 ? r->cooldown_ms : p->open_timeout_ms;
+	if (c > p->max_open_timeout_ms)
+		c = p->max_open_timeout_ms;
+	return c;
+}
+
+static void
+transition(struct cb_record *r, const struct cb_env *env, enum cb_state to,
+    const char *reason, struct cb_effects *fx)
+{
+	struct cb_transition	*t;
+
+	if (fx != NULL && fx->ntrans < BREAKER_MAX_EFFECTS) {
+		t = &fx->trans[fx->ntrans++];
+		t->from = r->state;
+		t->to = to;
+		t->epoch = r->epoch + 1;
+		snprintf(t->reason, sizeof t->reason, "%s", reason);
+	}
+	r->state = to;
+	r->epoch++;
+	r->changed_at_ms = env->now_ms;
+	r->transitions[to]++;
+	snprintf(r->reason, sizeof r->reason, "%s", reason);
+	/* In-flight probes belong to the old epoch. */
+	r->nslots = 0;
+	r->half_open_successes = 0;
+}
+
+/* Open for len milliseconds, spread later by up to jitter x len. */
+static void
+open_for(struct cb_record *r, const struct cb_policy *p,
+    const struct cb_env *env, int64_t len, int jitter, const char *reason,
+    struct cb_effects *fx)
+{
+	double	spread;
+
+	if (jitter && p->jitter > 0) {
+		spread = (double)len * p->jitter * env->jitter_u;
+		if (spread > 0 && spread < 9e15)
+			len += (int64_t)spread;
+	}
+	transition(r, env, STATE_OPEN, reason, fx);
+	r->opened_at_ms = env->now_ms;
+	r->open_until_ms = env->now_ms + len;
+}
+
+static void
+close_breaker(struct cb_record *r, const struct cb_env *env,
+    const char *reason, struct cb_effects *fx)
+{
+	transition(r, env, STATE_CLOSED, reason, fx);
+	r->open_until_ms = 0;
+	r->cooldown_ms = 0;
+	r->consecutive_failures = 0;
+	r->wlen = 0;
+	r->nfailtimes = 0;
+}
+
+/* A probe failed or was lost: re-open with the cool-down times backoff. */
+static void
+reopen(struct cb_record *r, const struct cb_policy *p,
+    const struct cb_env *env, const char *reason, struct cb_effects *fx)
+{
+	double	next;
+
+	next = (double)cooldown(r, p) * p->backoff;
+	if (next > (double)p->max_open_timeout_ms)
+		next = (double)p->max_open_timeout_ms;
+	r->cooldown_ms = (int64_t)next;
+	open_for(r, p, env, r->cooldown_ms, 1, reason, fx);
+}
+
+static int
+window_bit(const struct cb_record *r, unsigned i)
+{
+	return r->window[i / 8] >> (i % 8) & 1;
+}
+
+static void
+window_set(struct cb_record *r, unsigned i, int v)
+{
+	if (v)
+		r->window[i / 8] |= (uint8_t)(1u << (i % 8));
+	else
+		r->window[i / 8] &= (uint8_t)~(1u << (i % 8));
+}
+
+/* Drop the oldest bits until at most keep remain. */
+static void
+window_trim(struct cb_record *r, unsigned keep)
+{
+	unsigned	drop, i;
+
+	if (r->wlen <= keep)
+		return;
+	drop = r->wlen - keep;
+	for (i = 0; i < keep; i++)
+		window_set(r, i, window_bit(r, i + drop));
+	r->wlen = (uint16_t)keep;
+}
+
+static void
+window_push(struct cb_record *r, const struct cb_policy *p, int failed)
+{
+	window_trim(r, p->trip_window - 1);
+	window_set(r, r->wlen, failed);
+	r->wlen++;
+}
+
+static unsigned
+window_failures(const struct cb_record *r)
+{
+	unsigned	i, n = 0;
+
+	for (i = 0; i < r->wlen; i++)
+		n += (unsigned)window_bit(r, i);
+	return n;
+}
+
+static void
+failtimes_trim(struct cb_record *r, unsigned keep)
+{
+	unsigned	drop;
+
+	if (r->nfailtimes <= keep)
+		return;
+	drop = r->nfailtimes - keep;
+	memmove(r->failtimes, r->failtimes + drop, keep * sizeof r->failtimes[0]);
+	r->nfailtimes = (uint16_t)keep;
+}
+
+/* Failures within the time policy's period: newer than now - period. */
+static unsigned
+failtimes_recent(const struct cb_record *r, const struct cb_policy *p,
+    int64_t now)
+{
+	unsigned	i, n = 0;
+
+	for (i = 0; i < r->nfailtimes; i++)
+		if (now - r->failtimes[i] < p->trip_period_ms)
+			n++;
+	return n;
+}
+
+/* Apply the trip policy after a closed-state outcome; open if it says so. */
+static void
+maybe_trip(struct cb_record *r, const struct cb_policy *p,
+    const struct cb_env *env, struct cb_effects *fx)
+{
+	char		 reason[RECORD_REASON_MAX], period[32];
+	unsigned	 n;
+
+	switch (p->trip_policy) {
+	case TRIP_CONSECUTIVE:
+		if (r->consecutive_failures < p->trip_failures)
+			return;
+		snprintf(reason, sizeof reason, "%u consecutive failure%s",
+		    r->consecutive_failures,
+		    r->consecutive_failures == 1 ? "" : "s");
+		break;
+	case TRIP_RATE:
+		if (r->wlen < p->trip_min_calls || r->wlen == 0)
+			return;
+		n = window_failures(r);
+		if ((double)n / r->wlen < p->trip_failure_rate)
+			return;
+		snprintf(reason, sizeof reason,
+		    "failure rate %.0f%% over %u calls",
+		    100.0 * n / r->wlen, (unsigned)r->wlen);
+		break;
+	case TRIP_TIME:
+		n = failtimes_recent(r, p, env->now_ms);
+		if (n < p->trip_failures)
+			return;
+		format_duration(p->trip_period_ms, period, sizeof period);
+		snprintf(reason, sizeof reason, "%u failures within %s", n,
+		    period);
+		break;
+	default:
+		return;
+	}
+	r->cooldown_ms = 0;
+	open_for(r, p, env, cooldown(r, p), 1, reason, fx);
+}
+
+/* Why a probe slot must be reclaimed, or NULL. */
+static const char *
+slot_lost(const struct cb_slot *s, const struct cb_env *env, char *buf,
+    size_t len)
+{
+	if (s->lease_until_ms <= env->now_ms)
+		return "probe lease expired";
+	if (s->pid != 0 && env->alive != NULL &&
+	    env->alive(s, env->alive_ctx) == HOLDER_DEAD) {
+		snprintf(buf, len, "probe slot lost: holder pid %d died",
+		    (int)s->pid);
+		return buf;
+	}
+	return NULL;
+}
+
+static void
+refuse(struct cb_record *r, const struct cb_env *env, struct cb_ticket *t)
+{
+	t->admitted = 0;
+	t->state = r->state;
+	t->epoch = r->epoch;
+	if (r->state == STATE_OPEN)
+		t->retry_in_ms = r->open_until_ms > env->now_ms ?
+		    r->open_until_ms - env->now_ms : 0;
+	else
+		t->retry_in_ms = -1;
+	snprintf(t->why, sizeof t->why, "%s", r->reason);
+	r->rejected++;
+}
+
+int
+breaker_admit(struct cb_record *r, const struct cb_policy *p,
+    const struct cb_env *env, const struct cb_slot *self,
+    struct cb_ticket *t, struct cb_effects *fx)
+{
+	char		 buf[RECORD_REASON_MAX];
+	const char	*lost;
+	int64_t		 len;
+	unsigned	 i;
+
+	memset(t, 0, sizeof *t);
+	r->last_used_ms = env->now_ms;
+
+	if (r->state == STATE_OPEN) {
+		/*
+		 * The clock may have stepped back since the breaker opened:
+		 * it never stays open longer than one open period from now.
+		 */
+		len = r->open_until_ms - r->opened_at_ms;
+		if (len < 0)
+			len = 0;
+		if (r->open_until_ms - env->now_ms > len) {
+			r->opened_at_ms = env->now_ms;
+			r->open_until_ms = env->now_ms + len;
+		}
+		if (env->now_ms < r->open_until_ms) {
+			refuse(r, env, t);
+			return 1;
+		}
+		transition(r, env, STATE_HALF_OPEN, "cool-down elapsed", fx);
+	}
+
+	if (r->state == STATE_HALF_OPEN) {
+		for (i = 0; i < r->nslots; i++) {
+			lost = slot_lost(&r->slots[i], env, buf, sizeof buf);
+			if (lost != NULL) {
+				reopen(r, p, env, lost, fx);
+				refuse(r, env, t);
+				return 1;
+			}
+		}
+		if (r->nslots >= p->half_open_max_calls ||
+		    r->nslots >= RECORD_MAX_SLOTS) {
+			refuse(r, env, t);
+			snprintf(t->why, sizeof t->why,
+			    "%u of %u probes running", (unsigned)r->nslots,
+			    p->half_open_max_calls);
+			return 1;
+		}
+		r->slots[r->nslots++] = *self;
+		t->admitted = 1;
+		t->probe = 1;
+		t->token = self->token;
+		t->state = STATE_HALF_OPEN;
+		t->epoch = r->epoch;
+		return 1;
+	}
+
+	t->admitted = 1;
+	t->state = STATE_CLOSED;
+	t->epoch = r->epoch;
+	return 0;
+}
+
+static void
+free_slot(struct cb_record *r, uint64_t token)
+{
+	unsigned	i;
+
+	for (i = 0; i < r->nslots; i++) {
+		if (r->slots[i].token != token)
+			continue;
+		memmove(&r->slots[i], &r->slots[i + 1],
+		    (r->nslots - i - 1) * sizeof r->slots[0]);
+		r->nslots--;
+		return;
+	}
+}
+
+static void
+probe_failed_reason(const struct cb_run *run, char *buf, size_t len)
+{
+	if (run->timed_out)
+		snprintf(buf, len, "probe timed out");
+	else if (run->exit_code > 128 && run->exit_code < 128 + 65)
+		snprintf(buf, len, "probe failed (exit %d, signal %d)",
+		    run->exit_code, run->exit_code - 128);
+	else if (run->exit_code >= 0)
+		snprintf(buf, len, "probe failed (exit %d)", run->exit_code);
+	else
+		snprintf(buf, len, "probe failed");
+}
+
+enum cb_outcome
+breaker_record(struct cb_record *r, const struct cb_policy *p,
+    const struct cb_env *env, const struct cb_ticket *t,
+    const struct cb_run *run, struct cb_effects *fx)
+{
+	char	reason[RECORD_REASON_MAX];
+
+	r->last_used_ms = env->now_ms;
+	r->last_run_at_ms = env->now_ms;
+	r->last_exit = run->exit_code;
+	r->last_duration_ms = run->duration_ms;
+	r->calls++;
+	if (run->timed_out)
+		r->timeouts++;
+
+	if (t->epoch != r->epoch || r->state == STATE_OPEN) {
+		r->stale++;
+		return OUTCOME_STALE;
+	}
+	if (t->probe)
+		free_slot(r, t->token);
+
+	switch (run->outcome) {
+	case OUTCOME_SUCCESS:
+		r->successes++;
+		if (r->state == STATE_HALF_OPEN) {
+			if (++r->half_open_successes >= p->half_open_max_calls) {
+				snprintf(reason, sizeof reason,
+				    "%u probe%s succeeded",
+				    r->half_open_successes,
+				    r->half_open_successes == 1 ? "" : "s");
+				close_breaker(r, env, reason, fx);
+			}
+			break;
+		}
+		r->consecutive_failures = 0;
+		window_push(r, p, 0);
+		break;
+	case OUTCOME_FAILURE:
+		r->failures++;
+		if (r->state == STATE_HALF_OPEN) {
+			probe_failed_reason(run, reason, sizeof reason);
+			reopen(r, p, env, reason, fx);
+			break;
+		}
+		r->consecutive_failures++;
+		window_push(r, p, 1);
+		failtimes_trim(r, p->trip_failures - 1);
+		r->failtimes[r->nfailtimes++] = env->now_ms;
+		maybe_trip(r, p, env, fx);
+		break;
+	case OUTCOME_INTERRUPTED:
+		r->interrupted++;
+		break;
+	default:
+		r->ignored++;
+		break;
+	}
+	return run->outcome == OUTCOME_SUCCESS || run->outcome ==
+	    OUTCOME_FAILURE || run->outcome == OUTCOME_INTERRUPTED ?
+	    run->outcome : OUTCOME_IGNORED;
+}
+
+void
+breaker_trip(struct cb_record *r, const struct cb_policy *p,
+    const struct cb_env *env, int64_t for_ms, const char *reason,
+    struct cb_effects *fx)
+{
+	r->last_used_ms = env->now_ms;
+	if (for_ms > 0)
+		open_for(r, p, env, for_ms, 0, reason, fx);
+	else
+		open_for(r, p, env, cooldown(r, p), 1, reason, fx);
+}
+
+void
+breaker_reset(struct cb_record *r, const struct cb_policy *p,
+    const struct cb_env *env, const char *reason, struct cb_effects *fx)
+{
+	(void)p;
+	r->last_used_ms = env->now_ms;
+	close_breaker(r, env, reason, fx);
+}
+
+void
+breaker_progress(const struct cb_record *r, const struct cb_policy *p,
+    int64_t now, char *buf, size_t len)
+{
+	char		period[32];
+	unsigned	n;
+
+	switch (p->trip_policy) {
+	case TRIP_RATE:
+		n = window_failures(r);
+		snprintf(buf, len, "%u/%u (%.0f%%)", n, (unsigned)r->wlen,
+		    r->wlen == 0 ? 0.0 : 100.0 * n / r->wlen);
+		break;
+	case TRIP_TIME:
+		format_duration(p->trip_period_ms, period, sizeof period);
+		snprintf(buf, len, "%u/%u in %s", failtimes_recent(r, p, now),
+		    p->trip_failures, period);
+		break;
+	default:
+		snprintf(buf, len, "%u/%u", r->consecutive_failures,
+		    p->trip_failures);
+		break;
+	}
+}

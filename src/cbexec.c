@@ -1,0 +1,101 @@
+/*
+ * cbexec.c: main.  Parses the global options (before the command name, as
+ * git does), finds the command in the table, runs it, and releases what
+ * the command opened.  Everything else lives in the cmd-*.c files.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+
+static void
+usage(FILE *f)
+{
+	const struct cmd_entry *const	*e;
+
+	fprintf(f, "usage: cbexec [-qv] [-c FILE] [-s PATH] COMMAND [ARG...]\n"
+	    "       cbexec help [COMMAND] | --help | --version\n\n"
+	    "Put a circuit breaker in front of a command.\n\ncommands:\n");
+	for (e = cmd_table; *e != NULL; e++)
+		fprintf(f, "  %-8s %s\n", (*e)->name, (*e)->summary);
+	fprintf(f, "\nglobal options:\n"
+	    "  -c, --config FILE  config file (default: $CBEXEC_CONFIG, "
+	    "~/.config/cbexec/cbexec.conf, /etc/cbexec.conf)\n"
+	    "  -s, --state PATH   state file (default: $CBEXEC_STATE, "
+	    "config `state`, ~/.local/state/cbexec/state.mdb)\n"
+	    "  -q, --quiet        no refusal lines or warnings\n"
+	    "  -v, --verbose      report admissions and transitions on stderr\n"
+	    "  -h, --help         this help\n"
+	    "  -V, --version      print the version\n\n"
+	    "See cbexec(1) and cbexec.conf(5).\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option	 longopts[] = {
+		{ "config",	required_argument,	NULL, 'c' },
+		{ "state",	required_argument,	NULL, 's' },
+		{ "quiet",	no_argument,		NULL, 'q' },
+		{ "verbose",	no_argument,		NULL, 'v' },
+		{ "help",	no_argument,		NULL, 'h' },
+		{ "version",	no_argument,		NULL, 'V' },
+		{ NULL,		0,			NULL, 0 }
+	};
+	struct cb_ctx			 ctx;
+	const struct cmd_entry		*e;
+	int				 ch, status;
+
+	memset(&ctx, 0, sizeof ctx);
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "+c:s:qvhV", longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			ctx.config_path = optarg;
+			break;
+		case 's':
+			ctx.state_path = optarg;
+			break;
+		case 'q':
+			ctx.quiet = 1;
+			break;
+		case 'v':
+			ctx.verbose = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		case 'V':
+			printf("cbexec %s\n", CBEXEC_VERSION);
+			return EXIT_OK;
+		default:
+			if (optopt != 0 && strchr("cs", optopt) != NULL)
+				cmd_warnx("option '-%c' needs an argument",
+				    optopt);
+			else
+				cmd_warnx("unknown option '%s'",
+				    argv[optind - 1]);
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if ((e = cmd_find(argv[optind])) == NULL) {
+		cmd_warnx("unknown command '%s'", argv[optind]);
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	status = e->exec(&ctx, argc - optind, argv + optind);
+
+	store_close(ctx.store);
+	if (ctx.cfg_loaded)
+		config_free(&ctx.cfg);
+	free(ctx.state);
+	return status;
+}

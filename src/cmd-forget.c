@@ -1,0 +1,62 @@
+/*
+ * cmd-forget.c: `cbexec forget NAME...`: remove breakers and all they
+ * remember.  A run in flight when its breaker is forgotten counts nowhere.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+
+struct forget_step {
+	int	found;
+};
+
+static int
+forget_cb(const uint8_t *old, size_t oldlen, struct cb_buf *out, void *arg,
+    struct cb_err *err)
+{
+	struct forget_step	*st = arg;
+
+	(void)oldlen;
+	(void)out;
+	(void)err;
+	st->found = old != NULL;
+	return st->found ? STORE_DELETE : STORE_KEEP;
+}
+
+static int
+cmd_forget_exec(struct cb_ctx *ctx, int argc, char **argv)
+{
+	struct admin_args	 a = { 0 };
+	struct forget_step	 st;
+	struct cb_err		 err;
+	struct store		*store;
+	int			 i, r, status = EXIT_OK;
+
+	if ((r = admin_parse(&cmd_forget_entry, argc, argv, &a)) != 0)
+		return r == 1 ? EXIT_OK : EXIT_USAGE;
+	if ((store = cmd_store(ctx, 0, NULL, &err)) == NULL) {
+		cmd_warnx("%s", err.msg);
+		return EXIT_FAIL;
+	}
+	for (i = 0; i < a.nnames; i++) {
+		memset(&st, 0, sizeof st);
+		if (store_update(store, a.names[i], forget_cb, &st,
+		    &err) == -1) {
+			cmd_warnx("%s", err.msg);
+			status = EXIT_FAIL;
+		} else if (!st.found) {
+			cmd_warnx("no such breaker '%s'", a.names[i]);
+			status = EXIT_FAIL;
+		}
+	}
+	return status;
+}
+
+const struct cmd_entry cmd_forget_entry = {
+	"forget",
+	"NAME...",
+	"remove breakers and their history",
+	"Removes each NAME from the state file.\n",
+	cmd_forget_exec
+};

@@ -1,0 +1,483 @@
+/*
+ * cmd-status.c: `cbexec status [--json | --names] [NAME | GLOB ...]`, what
+ * operators see.  A table by default, a detail view for one exact NAME,
+ * JSON for scripts and names alone for completions.  Reads one snapshot of
+ * the store and writes nothing.
+ */
+#include <fnmatch.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "breaker.h"
+#include "clock.h"
+#include "cmd.h"
+#include "record.h"
+
+enum status_format {
+	FMT_TABLE,
+	FMT_DETAIL,
+	FMT_JSON,
+	FMT_NAMES
+};
+
+struct row {
+	char	*name;
+	char	 state[16];
+	char	 failures[48];
+	char	 calls[24];
+	char	 rejected[24];
+	char	 changed[24];
+	char	 retry[24];
+	int	 st;
+};
+
+struct status_walk {
+	struct cb_ctx		 *ctx;
+	enum status_format	  fmt;
+	char			**pats;
+	int			  npats;
+	int			 *hit;		/* per pattern */
+	int64_t			  now;
+	size_t			  n;		/* records shown */
+	struct row		 *rows;
+	size_t			  nrows, caprows;
+	struct cb_record	  rec;
+};
+
+static int
+has_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+/*
+ * RFC 3339 UTC with milliseconds; for JSON (quoted) a quoted string, or
+ * null for an unset time.
+ */
+static void
+rfc3339(int64_t ms, int quoted, char *buf, size_t len)
+{
+	struct tm	tm;
+	time_t		t;
+	int64_t		sec, frac;
+
+	if (ms <= 0) {
+		snprintf(buf, len, quoted ? "null" : "-");
+		return;
+	}
+	sec = ms / 1000;
+	frac = ms % 1000;
+	t = (time_t)sec;
+	if (gmtime_r(&t, &tm) == NULL) {
+		snprintf(buf, len, quoted ? "null" : "-");
+		return;
+	}
+	snprintf(buf, len, "%s%04d-%02d-%02dT%02d:%02d:%02d.%03dZ%s",
+	    quoted ? "\"" : "", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+	    tm.tm_min, tm.tm_sec, (int)frac, quoted ? "\"" : "");
+}
+
+/* "5m ago", rounded down to the largest unit that fits. */
+static void
+ago(int64_t now, int64_t then, char *buf, size_t len)
+{
+	char	d[32];
+	int64_t	s;
+
+	if (then <= 0) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	s = (now - then) / 1000;
+	if (s < 0)
+		s = 0;
+	if (s >= 86400)
+		s -= s % 86400;
+	else if (s >= 3600)
+		s -= s % 3600;
+	else if (s >= 60)
+		s -= s % 60;
+	format_duration(s * 1000, d, sizeof d);
+	snprintf(buf, len, "%s ago", s == 0 ? "0s" : d);
+}
+
+static void
+retry_in(const struct cb_record *r, int64_t now, char *buf, size_t len)
+{
+	int64_t	ms;
+
+	if (r->state == STATE_CLOSED)
+		snprintf(buf, len, "-");
+	else if (r->state == STATE_HALF_OPEN)
+		snprintf(buf, len, "probing");
+	else if ((ms = r->open_until_ms - now) <= 0)
+		snprintf(buf, len, "now");
+	else
+		format_duration((ms + 999) / 1000 * 1000, buf, len);
+}
+
+static void
+json_string(const char *s, size_t len)
+{
+	size_t		i;
+	unsigned char	c;
+
+	putchar('"');
+	for (i = 0; i < len; i++) {
+		c = (unsigned char)s[i];
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static void
+print_json(struct status_walk *w, const char *name, size_t namelen)
+{
+	const struct cb_record	*r = &w->rec;
+	char			 t[6][48];
+	size_t			 i;
+
+	rfc3339(r->created_at_ms, 1, t[0], sizeof t[0]);
+	rfc3339(r->changed_at_ms, 1, t[1], sizeof t[1]);
+	rfc3339(r->opened_at_ms, 1, t[2], sizeof t[2]);
+	rfc3339(r->state == STATE_OPEN ? r->open_until_ms : 0, 1, t[3],
+	    sizeof t[3]);
+	rfc3339(r->last_run_at_ms, 1, t[4], sizeof t[4]);
+	rfc3339(r->last_used_ms, 1, t[5], sizeof t[5]);
+	printf("%s\n  {\"name\": ", w->n == 0 ? "[" : ",");
+	json_string(name, namelen);
+	printf(", \"state\": \"%s\", \"epoch\": %llu, "
+	    "\"consecutive_failures\": %u, \"half_open_successes\": %u, "
+	    "\"calls\": %llu, \"successes\": %llu, \"failures\": %llu, "
+	    "\"timeouts\": %llu, \"ignored\": %llu, \"interrupted\": %llu, "
+	    "\"stale\": %llu, \"rejected\": %llu, ",
+	    record_state_name(r->state), (unsigned long long)r->epoch,
+	    r->consecutive_failures, r->half_open_successes,
+	    (unsigned long long)r->calls, (unsigned long long)r->successes,
+	    (unsigned long long)r->failures, (unsigned long long)r->timeouts,
+	    (unsigned long long)r->ignored,
+	    (unsigned long long)r->interrupted,
+	    (unsigned long long)r->stale, (unsigned long long)r->rejected);
+	printf("\"transitions\": {\"closed\": %llu, \"open\": %llu, "
+	    "\"half-open\": %llu}, ",
+	    (unsigned long long)r->transitions[STATE_CLOSED],
+	    (unsigned long long)r->transitions[STATE_OPEN],
+	    (unsigned long long)r->transitions[STATE_HALF_OPEN]);
+	printf("\"created_at\": %s, \"changed_at\": %s, \"opened_at\": %s, "
+	    "\"open_until\": %s, \"last_run_at\": %s, \"last_used_at\": %s, ",
+	    t[0], t[1], t[2], t[3], t[4], t[5]);
+	if (r->last_exit >= 0)
+		printf("\"last_exit\": %d, ", (int)r->last_exit);
+	else
+		printf("\"last_exit\": null, ");
+	if (r->last_duration_ms >= 0)
+		printf("\"last_duration_ms\": %lld, ",
+		    (long long)r->last_duration_ms);
+	else
+		printf("\"last_duration_ms\": null, ");
+	printf("\"cooldown_ms\": %lld, \"reason\": ",
+	    (long long)r->cooldown_ms);
+	if (r->reason[0] != '\0')
+		json_string(r->reason, strlen(r->reason));
+	else
+		printf("null");
+	printf(", \"probes\": [");
+	for (i = 0; i < r->nslots; i++) {
+		rfc3339(r->slots[i].lease_until_ms, 1, t[0], sizeof t[0]);
+		printf("%s{\"pid\": %d, \"lease_until\": %s}", i ? ", " : "",
+		    (int)r->slots[i].pid, t[0]);
+	}
+	printf("], \"window_calls\": %u, \"failure_times\": %u}",
+	    (unsigned)r->wlen, (unsigned)r->nfailtimes);
+}
+
+static int
+policy_of(struct cb_ctx *ctx, const char *name, struct cb_policy *p)
+{
+	struct policy_builder	b;
+	struct cb_err		err;
+
+	policy_init(&b);
+	if (cmd_policy(ctx, name, &b) == -1)
+		return -1;
+	if (policy_finish(&b, p, &err) == -1) {
+		cmd_warnx("%s: %s", name, err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+print_detail(struct status_walk *w, const char *name)
+{
+	const struct cb_record	*r = &w->rec;
+	struct cb_policy	 p;
+	char			 a[48], b[48], c[48], d[48];
+
+	if (policy_of(w->ctx, name, &p) == -1)
+		return -1;
+	printf("%s: %s (epoch %llu)\n", name, record_state_name(r->state),
+	    (unsigned long long)r->epoch);
+	rfc3339(r->changed_at_ms, 0, a, sizeof a);
+	ago(w->now, r->changed_at_ms, b, sizeof b);
+	printf("  changed:  %s, %s", a, b);
+	if (r->reason[0] != '\0')
+		printf(": %s", r->reason);
+	putchar('\n');
+	if (r->state == STATE_OPEN) {
+		retry_in(r, w->now, a, sizeof a);
+		rfc3339(r->open_until_ms, 0, b, sizeof b);
+		printf("  retry in: %s (open until %s)\n", a, b);
+	} else if (r->state == STATE_HALF_OPEN)
+		printf("  probes:   %u of %u running, %u of %u succeeded\n",
+		    (unsigned)r->nslots, p.half_open_max_calls,
+		    r->half_open_successes, p.half_open_max_calls);
+	breaker_progress(r, &p, w->now, a, sizeof a);
+	format_duration(p.open_timeout_ms, b, sizeof b);
+	format_duration(p.max_open_timeout_ms, c, sizeof c);
+	printf("  failures: %s (%s)\n", a, p.trip_policy == TRIP_RATE ?
+	    "rate" : p.trip_policy == TRIP_TIME ? "time" : "consecutive");
+	printf("  policy:   open %s, x%g per failed probe up to %s, "
+	    "%u probe%s\n", b, p.backoff, c, p.half_open_max_calls,
+	    p.half_open_max_calls == 1 ? "" : "s");
+	printf("  calls:    %llu (%llu success, %llu failure, %llu timeout, "
+	    "%llu ignored, %llu interrupted, %llu stale), %llu rejected\n",
+	    (unsigned long long)r->calls, (unsigned long long)r->successes,
+	    (unsigned long long)r->failures, (unsigned long long)r->timeouts,
+	    (unsigned long long)r->ignored,
+	    (unsigned long long)r->interrupted,
+	    (unsigned long long)r->stale, (unsigned long long)r->rejected);
+	if (r->last_run_at_ms > 0) {
+		rfc3339(r->last_run_at_ms, 0, a, sizeof a);
+		ago(w->now, r->last_run_at_ms, b, sizeof b);
+		format_duration(r->last_duration_ms, c, sizeof c);
+		snprintf(d, sizeof d, "%d", (int)r->last_exit);
+		printf("  last run: %s, %s: exit %s after %s\n", a, b, d, c);
+	}
+	return 0;
+}
+
+static int
+add_row(struct status_walk *w, const char *name)
+{
+	const struct cb_record	*r = &w->rec;
+	struct cb_policy	 p;
+	struct row		*row;
+
+	if (policy_of(w->ctx, name, &p) == -1)
+		return -1;
+	if (w->nrows == w->caprows) {
+		w->caprows = w->caprows ? w->caprows * 2 : 64;
+		w->rows = xrealloc(w->rows, w->caprows * sizeof *w->rows);
+	}
+	row = &w->rows[w->nrows++];
+	row->name = xstrdup(name);
+	row->st = r->state;
+	snprintf(row->state, sizeof row->state, "%s",
+	    record_state_name(r->state));
+	breaker_progress(r, &p, w->now, row->failures, sizeof row->failures);
+	snprintf(row->calls, sizeof row->calls, "%llu",
+	    (unsigned long long)r->calls);
+	snprintf(row->rejected, sizeof row->rejected, "%llu",
+	    (unsigned long long)r->rejected);
+	ago(w->now, r->changed_at_ms, row->changed, sizeof row->changed);
+	retry_in(r, w->now, row->retry, sizeof row->retry);
+	return 0;
+}
+
+static int
+walk_cb(const char *key, size_t keylen, const uint8_t *data, size_t len,
+    void *arg, struct cb_err *err)
+{
+	struct status_walk	*w = arg;
+	char			 name[256];
+	int			 i, match = w->npats == 0;
+
+	if (keylen >= sizeof name)
+		return 0;	/* not a name cbexec writes */
+	memcpy(name, key, keylen);
+	name[keylen] = '\0';
+	for (i = 0; i < w->npats; i++) {
+		if (strcmp(w->pats[i], name) == 0 ||
+		    (has_glob(w->pats[i]) &&
+		    fnmatch(w->pats[i], name, 0) == 0)) {
+			w->hit[i] = 1;
+			match = 1;
+		}
+	}
+	if (!match)
+		return 0;
+	if (w->fmt == FMT_NAMES) {
+		printf("%s\n", name);
+		w->n++;
+		return 0;
+	}
+	if (cmd_decode(w->ctx, name, data, len, &w->rec, err) == -1)
+		return -1;
+	switch (w->fmt) {
+	case FMT_JSON:
+		print_json(w, name, keylen);
+		break;
+	case FMT_DETAIL:
+		if (print_detail(w, name) == -1)
+			goto fail;
+		break;
+	default:
+		if (add_row(w, name) == -1)
+			goto fail;
+		break;
+	}
+	w->n++;
+	return 0;
+fail:
+	err_set(err, "status of '%s' failed", name);
+	return -1;
+}
+
+static void
+print_table(struct status_walk *w)
+{
+	static const char	*hdr[] = { "NAME", "STATE", "FAILURES",
+	    "CALLS", "REJECTED", "CHANGED", "RETRY-IN" };
+	static const char	*colour[] = { "\033[32m", "\033[31m",
+	    "\033[33m" };
+	const char		*nc;
+	size_t			 i, wd[7];
+	struct row		*r;
+	int			 tty;
+
+	nc = getenv("NO_COLOR");
+	tty = isatty(STDOUT_FILENO) && (nc == NULL || nc[0] == '\0');
+	for (i = 0; i < 7; i++)
+		wd[i] = strlen(hdr[i]);
+	for (i = 0; i < w->nrows; i++) {
+		r = &w->rows[i];
+		if (strlen(r->name) > wd[0])
+			wd[0] = strlen(r->name);
+		if (strlen(r->failures) > wd[2])
+			wd[2] = strlen(r->failures);
+		if (strlen(r->calls) > wd[3])
+			wd[3] = strlen(r->calls);
+		if (strlen(r->rejected) > wd[4])
+			wd[4] = strlen(r->rejected);
+		if (strlen(r->changed) > wd[5])
+			wd[5] = strlen(r->changed);
+	}
+	wd[1] = 9;
+	printf("%-*s  %-*s  %-*s  %*s  %*s  %-*s  %s\n", (int)wd[0], hdr[0],
+	    (int)wd[1], hdr[1], (int)wd[2], hdr[2], (int)wd[3], hdr[3],
+	    (int)wd[4], hdr[4], (int)wd[5], hdr[5], hdr[6]);
+	for (i = 0; i < w->nrows; i++) {
+		r = &w->rows[i];
+		printf("%-*s  %s%-*s%s  %-*s  %*s  %*s  %-*s  %s\n",
+		    (int)wd[0], r->name, tty ? colour[r->st] : "",
+		    (int)wd[1], r->state, tty ? "\033[0m" : "",
+		    (int)wd[2], r->failures, (int)wd[3], r->calls,
+		    (int)wd[4], r->rejected, (int)wd[5], r->changed,
+		    r->retry);
+	}
+}
+
+static int
+cmd_status_exec(struct cb_ctx *ctx, int argc, char **argv)
+{
+	static const struct option	 longopts[] = {
+		{ "json",	no_argument,	NULL, 'j' },
+		{ "names",	no_argument,	NULL, 'n' },
+		{ "help",	no_argument,	NULL, 'h' },
+		{ NULL,		0,		NULL, 0 }
+	};
+	struct status_walk		 w;
+	struct cb_err			 err;
+	struct store			*store;
+	size_t				 i;
+	int				 ch, missing, status = EXIT_OK;
+
+	memset(&w, 0, sizeof w);
+	w.ctx = ctx;
+	w.fmt = FMT_TABLE;
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'j':
+			w.fmt = FMT_JSON;
+			break;
+		case 'n':
+			w.fmt = FMT_NAMES;
+			break;
+		case 'h':
+			printf("usage: cbexec status %s\n%s",
+			    cmd_status_entry.usage, cmd_status_entry.help);
+			return EXIT_OK;
+		default:
+			cmd_warnx("status: unknown option '%s'",
+			    argv[optind - 1]);
+			return cmd_usage(&cmd_status_entry, EXIT_USAGE);
+		}
+	}
+	w.pats = argv + optind;
+	w.npats = argc - optind;
+	for (i = 0; i < (size_t)w.npats; i++) {
+		if (!has_glob(w.pats[i]) &&
+		    cmd_name_valid(w.pats[i], &err) == -1) {
+			cmd_warnx("%s", err.msg);
+			return EXIT_USAGE;
+		}
+	}
+	if (w.fmt == FMT_TABLE && w.npats == 1 && !has_glob(w.pats[0]))
+		w.fmt = FMT_DETAIL;
+	w.hit = xcalloc((size_t)w.npats + 1, sizeof *w.hit);
+	w.now = clock_wall_ms();
+
+	if (cmd_config(ctx) == -1) {
+		free(w.hit);
+		return EXIT_FAIL;
+	}
+	store = cmd_store(ctx, 1, &missing, &err);
+	if (store == NULL && !missing) {
+		cmd_warnx("%s", err.msg);
+		status = EXIT_FAIL;
+		goto out;
+	}
+	if (store != NULL && store_each(store, walk_cb, &w, &err) == -1) {
+		cmd_warnx("%s", err.msg);
+		status = EXIT_FAIL;
+		goto out;
+	}
+	if (w.fmt == FMT_JSON)
+		printf("%s\n", w.n == 0 ? "[]" : "\n]");
+	else if (w.fmt == FMT_TABLE && w.nrows > 0)
+		print_table(&w);
+	for (i = 0; i < (size_t)w.npats; i++) {
+		if (!w.hit[i] && !has_glob(w.pats[i])) {
+			cmd_warnx("no such breaker '%s'", w.pats[i]);
+			status = EXIT_FAIL;
+		}
+	}
+out:
+	for (i = 0; i < w.nrows; i++)
+		free(w.rows[i].name);
+	free(w.rows);
+	free(w.hit);
+	return status;
+}
+
+const struct cmd_entry cmd_status_entry = {
+	"status",
+	"[--json | --names] [NAME | GLOB ...]",
+	"show breakers: a table, one in detail, JSON or names",
+	"      --json   every field of every breaker, as a JSON array\n"
+	"      --names  names only, one a line\n"
+	"One exact NAME shows that breaker in detail; GLOBs (fnmatch) filter.\n",
+	cmd_status_exec
+};

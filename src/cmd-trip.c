@@ -1,0 +1,40 @@
+/*
+ * cmd-trip.c: `cbexec trip NAME... [--for D] [--reason TEXT]`: open
+ * breakers by hand, for a maintenance window or a known outage.  A name
+ * not yet known is created open.
+ */
+#include <stdio.h>
+
+#include "breaker.h"
+#include "cmd.h"
+
+static void
+trip_one(struct cb_record *r, const struct cb_policy *p,
+    const struct cb_env *env, const struct admin_args *a, const char *reason,
+    struct cb_effects *fx)
+{
+	breaker_trip(r, p, env, a->for_ms, reason, fx);
+}
+
+static int
+cmd_trip_exec(struct cb_ctx *ctx, int argc, char **argv)
+{
+	struct admin_args	a = { .want_reason = 1, .want_for = 1 };
+	int			r;
+
+	if ((r = admin_parse(&cmd_trip_entry, argc, argv, &a)) != 0)
+		return r == 1 ? EXIT_OK : EXIT_USAGE;
+	return admin_each(ctx, &a, "trip", 1, trip_one);
+}
+
+const struct cmd_entry cmd_trip_entry = {
+	"trip",
+	"NAME... [--for D] [--reason TEXT]",
+	"open breakers by hand",
+	"      --for D        stay open for D (default: the current "
+	"cool-down)\n"
+	"      --reason TEXT  why, kept with the transition\n"
+	"Opens each NAME (creating it if unknown); the usual half-open cycle\n"
+	"follows.  Calls running under the old state are counted as stale.\n",
+	cmd_trip_exec
+};

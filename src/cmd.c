@@ -1,0 +1,358 @@
+/*
+ * cmd.c: the command table and the services every command shares: config
+ * and store opened once on demand, the state path rules of SPEC section 5,
+ * name validation, and the reporting of transitions.
+ */
+#include <errno.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "breaker.h"
+#include "clock.h"
+#include "cmd.h"
+#include "record.h"
+#include "spawn.h"
+
+const struct cmd_entry *const cmd_table[] = {
+	&cmd_run_entry,
+	&cmd_check_entry,
+	&cmd_status_entry,
+	&cmd_reset_entry,
+	&cmd_trip_entry,
+	&cmd_forget_entry,
+	&cmd_help_entry,
+	NULL
+};
+
+const struct cmd_entry *
+cmd_find(const char *name)
+{
+	const struct cmd_entry *const	*e;
+
+	for (e = cmd_table; *e != NULL; e++)
+		if (strcmp((*e)->name, name) == 0)
+			return *e;
+	return NULL;
+}
+
+void
+cmd_warnx(const char *fmt, ...)
+{
+	va_list	ap;
+
+	fputs("cbexec: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void
+cmd_warn(const char *fmt, ...)
+{
+	va_list	ap;
+	int	saved = errno;
+
+	fputs("cbexec: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, ": %s\n", strerror(saved));
+}
+
+int
+cmd_usage(const struct cmd_entry *e, int status)
+{
+	fprintf(stderr, "usage: cbexec %s %s\n", e->name, e->usage);
+	return status;
+}
+
+int
+cmd_config(struct cb_ctx *ctx)
+{
+	struct cb_err	err;
+
+	if (ctx->cfg_loaded)
+		return 0;
+	if (config_load(ctx->config_path, &ctx->cfg, &err) == -1) {
+		cmd_warnx("%s", err.msg);
+		return -1;
+	}
+	ctx->cfg_loaded = 1;
+	return 0;
+}
+
+/* $XDG_STATE_HOME if set and absolute, else HOME/.local/state. */
+static char *
+state_home(void)
+{
+	const char	*xdg, *home;
+	struct passwd	*pw;
+	char		*s;
+
+	xdg = getenv("XDG_STATE_HOME");
+	if (xdg != NULL && xdg[0] == '/') {
+		xasprintf(&s, "%s/cbexec/state.mdb", xdg);
+		return s;
+	}
+	home = getenv("HOME");
+	if (home == NULL || home[0] != '/') {
+		if ((pw = getpwuid(getuid())) == NULL ||
+		    pw->pw_dir == NULL || pw->pw_dir[0] != '/')
+			return NULL;
+		home = pw->pw_dir;
+	}
+	xasprintf(&s, "%s/.local/state/cbexec/state.mdb", home);
+	return s;
+}
+
+const char *
+cmd_state_path(struct cb_ctx *ctx)
+{
+	const char	*env;
+
+	if (ctx->state != NULL)
+		return ctx->state;
+	env = getenv("CBEXEC_STATE");
+	if (ctx->state_path != NULL)
+		ctx->state = xstrdup(ctx->state_path);
+	else if (env != NULL && env[0] != '\0')
+		ctx->state = xstrdup(env);
+	else if (cmd_config(ctx) == 0 && ctx->cfg.state != NULL)
+		ctx->state = xstrdup(ctx->cfg.state);
+	else if (geteuid() == 0)
+		ctx->state = xstrdup("/var/lib/cbexec/state.mdb");
+	else if ((ctx->state = state_home()) == NULL)
+		cmd_warnx("cannot find a state file: HOME is not set; "
+		    "use -s or CBEXEC_STATE");
+	return ctx->state;
+}
+
+struct store *
+cmd_store(struct cb_ctx *ctx, int readonly, int *missing, struct cb_err *err)
+{
+	struct store_opts	 opts;
+	const char		*path;
+
+	if (missing != NULL)
+		*missing = 0;
+	if (ctx->store != NULL)
+		return ctx->store;
+	if (cmd_config(ctx) == -1) {
+		err_set(err, "no usable config");
+		return NULL;
+	}
+	if ((path = cmd_state_path(ctx)) == NULL) {
+		err_set(err, "no state file path");
+		return NULL;
+	}
+	memset(&opts, 0, sizeof opts);
+	opts.path = path;
+	opts.mode = ctx->cfg.state_mode;
+	switch (ctx->cfg.sync) {
+	case SYNC_META:
+		opts.sync = STORE_SYNC_META;
+		break;
+	case SYNC_NONE:
+		opts.sync = STORE_SYNC_NONE;
+		break;
+	default:
+		opts.sync = STORE_SYNC_FULL;
+		break;
+	}
+	opts.readonly = readonly;
+	errno = 0;
+	ctx->store = store_lmdb_open(&opts, err);
+	if (ctx->store == NULL && readonly && errno == ENOENT &&
+	    missing != NULL)
+		*missing = 1;
+	return ctx->store;
+}
+
+int
+cmd_policy(struct cb_ctx *ctx, const char *name, struct policy_builder *b)
+{
+	struct cb_err	err;
+
+	if (cmd_config(ctx) == -1)
+		return -1;
+	if (config_policy(&ctx->cfg, name, b, &err) == -1) {
+		cmd_warnx("%s", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+#define NAME_MAX_LEN	200
+
+int
+cmd_name_valid(const char *name, struct cb_err *err)
+{
+	static const char	 extra[] = "._-:@/+";
+	size_t			 i, len;
+	unsigned char		 c;
+
+	len = strlen(name);
+	if (len == 0) {
+		err_set(err, "invalid breaker name '': empty");
+		return -1;
+	}
+	if (len > NAME_MAX_LEN) {
+		err_set(err, "invalid breaker name '%.20s...': %zu bytes, "
+		    "at most %d", name, len, NAME_MAX_LEN);
+		return -1;
+	}
+	for (i = 0; i < len; i++) {
+		c = (unsigned char)name[i];
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || strchr(extra, c) != NULL)
+			continue;
+		err_set(err, "invalid breaker name '%s': byte 0x%02x at "
+		    "offset %zu (allowed: A-Z a-z 0-9 . _ - : @ / +)",
+		    name, c, i);
+		return -1;
+	}
+	return 0;
+}
+
+const char *
+cmd_user(void)
+{
+	static char	 buf[64];
+	struct passwd	*pw;
+
+	if ((pw = getpwuid(getuid())) != NULL && pw->pw_name != NULL)
+		snprintf(buf, sizeof buf, "%s", pw->pw_name);
+	else
+		snprintf(buf, sizeof buf, "uid %u", (unsigned)getuid());
+	return buf;
+}
+
+int
+cmd_decode(struct cb_ctx *ctx, const char *name, const uint8_t *data,
+    size_t len, struct cb_record *r, struct cb_err *err)
+{
+	struct cb_err	e;
+
+	if (record_decode(data, len, r, &e) == RECORD_OK)
+		return 0;
+	err_set(err, "breaker '%s' in state '%s': %s", name,
+	    ctx->state != NULL ? ctx->state : "?", e.msg);
+	return -1;
+}
+
+#define HOOK_TIMEOUT_MS	5000
+
+/*
+ * Run the on_transition hook for t: argv without a shell, the CBEXEC_*
+ * variables, stdin from /dev/null, its output on our stderr, and the
+ * whole process group killed after five seconds.  Its result changes
+ * nothing; only a hook that could not run or had to be killed is reported.
+ */
+static void
+run_hook(struct cb_ctx *ctx, const char *name, const struct cb_transition *t)
+{
+	struct spawn_opts	 so;
+	struct spawn_result	 res;
+	struct cb_err		 err;
+	char			*env[6];
+	int			 i;
+
+	xasprintf(&env[0], "CBEXEC_NAME=%s", name);
+	xasprintf(&env[1], "CBEXEC_FROM=%s", record_state_name(t->from));
+	xasprintf(&env[2], "CBEXEC_TO=%s", record_state_name(t->to));
+	xasprintf(&env[3], "CBEXEC_REASON=%s", t->reason);
+	xasprintf(&env[4], "CBEXEC_EPOCH=%llu", (unsigned long long)t->epoch);
+	env[5] = NULL;
+	memset(&so, 0, sizeof so);
+	so.argv = ctx->cfg.on_transition;
+	so.timeout_ms = HOOK_TIMEOUT_MS;
+	so.timeout_signal = SIGKILL;
+	so.env = env;
+	so.stdin_null = 1;
+	so.stdout_to_stderr = 1;
+	if (spawn_run(&so, &res, &err) == -1)
+		cmd_warnx("warning: on_transition: %s", err.msg);
+	else if (!ctx->quiet && res.exec_failed)
+		cmd_warnx("warning: on_transition: cannot run '%s': %s",
+		    so.argv[0], strerror(res.exec_errno));
+	else if (!ctx->quiet && res.timed_out)
+		cmd_warnx("warning: on_transition: '%s' killed after %ds",
+		    so.argv[0], HOOK_TIMEOUT_MS / 1000);
+	for (i = 0; i < 5; i++)
+		free(env[i]);
+}
+
+void
+cmd_transitions(struct cb_ctx *ctx, const char *name,
+    const struct cb_effects *fx)
+{
+	const struct cb_transition	*t;
+	int				 i;
+	enum cb_log			 log;
+
+	log = ctx->cfg_loaded ? ctx->cfg.log : CB_LOG_SYSLOG;
+	for (i = 0; i < fx->ntrans; i++) {
+		t = &fx->trans[i];
+		if (log == CB_LOG_SYSLOG) {
+			openlog("cbexec", LOG_PID, LOG_USER);
+			syslog(t->to == STATE_OPEN ? LOG_WARNING : LOG_NOTICE,
+			    "%s: %s -> %s (%s)", name,
+			    record_state_name(t->from),
+			    record_state_name(t->to), t->reason);
+		}
+		if (log == CB_LOG_STDERR || ctx->verbose)
+			cmd_warnx("%s: %s -> %s (%s)", name,
+			    record_state_name(t->from),
+			    record_state_name(t->to), t->reason);
+		if (ctx->cfg_loaded && ctx->cfg.on_transition != NULL)
+			run_hook(ctx, name, t);
+	}
+	if (log == CB_LOG_SYSLOG && fx->ntrans > 0)
+		closelog();
+}
+
+const uint8_t *
+cmd_boot_id(struct cb_ctx *ctx)
+{
+	if (!ctx->have_boot_id) {
+		clock_boot_id(ctx->boot_id);
+		ctx->have_boot_id = 1;
+	}
+	return ctx->boot_id;
+}
+
+/*
+ * The state file is local, so a holder from another boot is gone; within
+ * this boot the pid must still exist with the start time it had.
+ */
+static enum cb_liveness
+holder_alive(const struct cb_slot *s, void *arg)
+{
+	struct cb_ctx	*ctx = arg;
+
+	if (memcmp(s->boot_id, cmd_boot_id(ctx), sizeof s->boot_id) != 0)
+		return HOLDER_DEAD;
+	if (s->pid <= 0)
+		return HOLDER_UNKNOWN;
+	if (clock_proc_start(s->pid) != s->start_time)
+		return HOLDER_DEAD;
+	return HOLDER_ALIVE;
+}
+
+void
+cmd_env(struct cb_ctx *ctx, struct cb_env *env)
+{
+	memset(env, 0, sizeof *env);
+	env->now_ms = clock_wall_ms();
+	/* 53 random bits: a uniform double in [0, 1). */
+	env->jitter_u = (double)(clock_random() >> 11) / 9007199254740992.0;
+	env->alive = holder_alive;
+	env->alive_ctx = ctx;
+}

@@ -1,0 +1,163 @@
+/*
+ * cmd.h: the command table and what every command shares.  Each command
+ * lives in its own cmd-*.c and exports one struct cmd_entry; cmd.c lists
+ * them.  A command returns its exit status instead of exiting, and prints
+ * its own messages (cmd_warn / cmd_warnx); nothing below the cmd layer
+ * prints.
+ */
+#ifndef CBEXEC_CMD_H
+#define CBEXEC_CMD_H
+
+#include "config.h"
+#include "policy.h"
+#include "store.h"
+#include "util.h"
+
+/* Exit statuses (SPEC section 6). */
+#define EXIT_OK		0
+#define EXIT_FAIL	1	/* non-run commands: operation failed */
+#define EXIT_USAGE	2	/* non-run commands: bad usage */
+#define EXIT_TIMEOUT	124
+#define EXIT_CBEXEC	125	/* run: cbexec itself failed */
+#define EXIT_NOEXEC	126
+#define EXIT_NOTFOUND	127
+
+/* Global state: options given before the command, lazily loaded config
+ * and store. */
+struct cb_ctx {
+	const char		*config_path;	/* -c, or NULL */
+	const char		*state_path;	/* -s, or NULL */
+	int			 quiet;		/* -q */
+	int			 verbose;	/* -v */
+
+	int			 cfg_loaded;
+	struct cb_config	 cfg;
+	char			*state;		/* resolved state path */
+	struct store		*store;
+	int			 have_boot_id;
+	uint8_t			 boot_id[16];
+};
+
+struct cmd_entry {
+	const char	*name;
+	const char	*usage;		/* after "cbexec [GLOBAL] NAME " */
+	const char	*summary;	/* one line for `cbexec --help` */
+	const char	*help;		/* option lines for `help NAME` */
+	/* argv[0] is the command's name; returns the exit status. */
+	int		(*exec)(struct cb_ctx *, int argc, char **argv);
+};
+
+extern const struct cmd_entry	*const cmd_table[];
+const struct cmd_entry		*cmd_find(const char *);
+
+/* "cbexec: " + message + "\n" on stderr; cmd_warn appends strerror(errno). */
+void	cmd_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
+void	cmd_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
+/* Print "usage: cbexec NAME USAGE" and return EXIT_USAGE (or
+ * EXIT_CBEXEC for run). */
+int	cmd_usage(const struct cmd_entry *, int status);
+
+/*
+ * Load the config once (config_load with -c).  Returns 0, or -1 after
+ * printing the error.
+ */
+int	cmd_config(struct cb_ctx *);
+
+/*
+ * The state path: -s, $CBEXEC_STATE, config `state`, else
+ * /var/lib/cbexec/state.mdb for root and $XDG_STATE_HOME/cbexec/state.mdb
+ * (default ~/.local/state/cbexec/state.mdb) for others.  Needs the config.
+ * Returns NULL after printing when it cannot be worked out (no HOME).
+ */
+const char	*cmd_state_path(struct cb_ctx *);
+
+/*
+ * Open the store once.  Returns it, or NULL with err filled (the caller
+ * decides how to report: run follows on_store_error, others exit 1).
+ * readonly: for status/check-style readers: a missing state file is then
+ * no error but an empty store (NULL with *missing set).
+ */
+struct store	*cmd_store(struct cb_ctx *, int readonly, int *missing,
+		    struct cb_err *);
+
+/*
+ * The policy for NAME from the config; command-line values are then added
+ * by the caller with policy_set(..., LAYER_CLI, "command line", ...).
+ * Returns 0, or -1 after printing.
+ */
+int	cmd_policy(struct cb_ctx *, const char *name, struct policy_builder *);
+
+/*
+ * Check NAME against SPEC section 1: 1 to 200 bytes of
+ * A-Z a-z 0-9 . _ - : @ / +.  Returns 0, or -1 with a message naming the
+ * offending byte ("invalid breaker name 'a b': byte 0x20 at offset 1").
+ */
+int	cmd_name_valid(const char *, struct cb_err *);
+
+/* Who is acting, for manual transitions: the user name, or "uid N". */
+const char	*cmd_user(void);
+
+/*
+ * Decode NAME's stored record; on failure err names the breaker and the
+ * state file.  Returns 0 or -1.
+ */
+struct cb_record;
+int	cmd_decode(struct cb_ctx *, const char *name, const uint8_t *,
+	    size_t, struct cb_record *, struct cb_err *);
+
+/*
+ * The environment of a breaker step taken now: the wall clock, a jitter
+ * draw, and the liveness oracle for probe holders on this host (alive while
+ * the pid exists with the start time it had, in this boot).
+ */
+struct cb_env;
+void		 cmd_env(struct cb_ctx *, struct cb_env *);
+const uint8_t	*cmd_boot_id(struct cb_ctx *);
+
+/* Log and hook the transitions a step made (SPEC section 5). */
+struct cb_effects;
+void	cmd_transitions(struct cb_ctx *, const char *name,
+	    const struct cb_effects *);
+
+/* Operands and options of reset, trip and forget (cmd-admin.c). */
+struct admin_args {
+	int		  want_reason;	/* set by the caller: --reason allowed */
+	int		  want_for;	/* --for allowed */
+	const char	 *reason;
+	int64_t		  for_ms;
+	char		**names;
+	int		  nnames;
+};
+
+/*
+ * Parse argv (argv[0] the command name) into a, checking every NAME.
+ * Returns 0; 1 after printing --help; -1 after printing a usage error.
+ */
+int	admin_parse(const struct cmd_entry *, int, char **,
+	    struct admin_args *);
+/* "manual trip by alice: deploy" */
+void	admin_reason(const char *what, const struct admin_args *, char *,
+	    size_t);
+
+/*
+ * Apply fn to each name of a, one store update per name, with NAME's
+ * policy and reason "manual WHAT by USER[: TEXT]".  A name with no record is
+ * created when create is set, else reported.  Returns the exit status.
+ */
+struct cb_record;
+struct cb_effects;
+typedef void (*admin_fn)(struct cb_record *, const struct cb_policy *,
+    const struct cb_env *, const struct admin_args *, const char *reason,
+    struct cb_effects *);
+int	admin_each(struct cb_ctx *, const struct admin_args *,
+	    const char *what, int create, admin_fn);
+
+extern const struct cmd_entry	cmd_run_entry;
+extern const struct cmd_entry	cmd_check_entry;
+extern const struct cmd_entry	cmd_status_entry;
+extern const struct cmd_entry	cmd_reset_entry;
+extern const struct cmd_entry	cmd_trip_entry;
+extern const struct cmd_entry	cmd_forget_entry;
+extern const struct cmd_entry	cmd_help_entry;
+
+#endif

@@ -1,0 +1,82 @@
+/*
+ * config.h: the libconfig file (SPEC section 4) turned into plain data.
+ * config.c is the only file that includes libconfig.h.  The whole file is
+ * validated when it is loaded, every `breakers` entry included, so that a
+ * mistake is reported on the first run rather than when a rare NAME appears.
+ */
+#ifndef CBEXEC_CONFIG_H
+#define CBEXEC_CONFIG_H
+
+#include <sys/types.h>
+
+#include "policy.h"
+#include "util.h"
+
+enum cb_sync {
+	SYNC_FULL,
+	SYNC_META,
+	SYNC_NONE
+};
+
+enum cb_store_error {
+	STORE_ERROR_OPEN,	/* run unguarded and warn */
+	STORE_ERROR_CLOSED	/* refuse: exit 125 */
+};
+
+enum cb_log {
+	CB_LOG_SYSLOG,
+	CB_LOG_STDERR,
+	CB_LOG_NONE
+};
+
+/* One `key = value` of `defaults` or of a `breakers` entry. */
+struct config_item {
+	enum policy_key		 key;
+	struct policy_value	 value;	/* strings owned by the config */
+	char			*origin;	/* "FILE:LINE" */
+};
+
+struct config_layer {
+	char			*match;	/* fnmatch pattern; NULL for defaults */
+	struct config_item	*items;
+	size_t			 nitems;
+};
+
+struct cb_config {
+	char			*path;		/* file read, or NULL: built-in */
+	char			*state;		/* `state`, or NULL */
+	mode_t			 state_mode;	/* default 0600 */
+	enum cb_sync		 sync;
+	long long		 max_breakers;	/* default 100000 */
+	enum cb_store_error	 on_store_error;
+	enum cb_log		 log;
+	char			**on_transition;	/* argv, NULL-terminated; or NULL */
+	struct config_layer	 defaults;
+	struct config_layer	*breakers;
+	size_t			 nbreakers;
+};
+
+/*
+ * Find and load the config file: `path` if not NULL (from -c), else
+ * $CBEXEC_CONFIG, else $XDG_CONFIG_HOME/cbexec/cbexec.conf (default
+ * ~/.config/cbexec/cbexec.conf), else /etc/cbexec.conf.  A file named by -c
+ * or CBEXEC_CONFIG must exist; the others are optional, and with none found
+ * cfg holds the built-in defaults.  When running as root, refuses a file
+ * that group or others can write.
+ *
+ * Returns 0, or -1 with "FILE:LINE: KEY: what is wrong" in err.  On success
+ * the caller owns cfg and frees it with config_free().
+ */
+int	config_load(const char *path, struct cb_config *, struct cb_err *);
+void	config_free(struct cb_config *);
+
+/*
+ * Build the effective policy of NAME: built-in defaults, `defaults`, the
+ * first `breakers` entry whose match fits NAME.  The caller then applies
+ * command-line values (LAYER_CLI) and calls policy_finish().  The origins
+ * point into cfg, which must outlive the builder.
+ */
+int	config_policy(const struct cb_config *, const char *name,
+	    struct policy_builder *, struct cb_err *);
+
+#endif

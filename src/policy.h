@@ -1,0 +1,208 @@
+/*
+ * policy.h: the per-breaker policy (SPEC section 3), its built-in defaults,
+ * presets, and the validation shared by the config file and the command
+ * line.  Pure: no libconfig, no I/O.
+ *
+ * A policy is built in layers: built-in defaults, the config file's
+ * `defaults` group, the first matching `breakers` entry, then the command
+ * line.  Each layer calls policy_set() once per key; later layers override
+ * earlier ones.  policy_finish() resolves the three exit code classes and
+ * yields the effective struct cb_policy.
+ */
+#ifndef CBEXEC_POLICY_H
+#define CBEXEC_POLICY_H
+
+#include <stdint.h>
+
+#include "util.h"
+
+enum cb_trip_policy {
+	TRIP_CONSECUTIVE,
+	TRIP_RATE,
+	TRIP_TIME
+};
+
+/* What a timeout or a death by signal counts as. */
+enum cb_verdict {
+	VERDICT_FAILURE,
+	VERDICT_SUCCESS,
+	VERDICT_IGNORE
+};
+
+enum cb_on_open {
+	ON_OPEN_FAIL,
+	ON_OPEN_SKIP
+};
+
+/* A set of exit codes 0..255. */
+struct cb_codeset {
+	uint64_t	w[4];
+};
+
+static inline int
+codeset_has(const struct cb_codeset *s, int code)
+{
+	return code >= 0 && code <= 255 &&
+	    (s->w[code >> 6] >> (code & 63) & 1) != 0;
+}
+
+static inline void
+codeset_add(struct cb_codeset *s, int code)
+{
+	s->w[code >> 6] |= (uint64_t)1 << (code & 63);
+}
+
+/* Bounds enforced by policy_set(). */
+#define POLICY_MAX_FAILURES	1000	/* trip.failures */
+#define POLICY_MAX_WINDOW	1000	/* trip.window, trip.min_calls */
+#define POLICY_MAX_PROBES	64	/* half_open_max_calls */
+
+struct cb_policy {
+	enum cb_trip_policy	trip_policy;
+	uint32_t		trip_failures;
+	int64_t			trip_period_ms;
+	uint32_t		trip_window;
+	uint32_t		trip_min_calls;
+	double			trip_failure_rate;
+
+	int64_t			open_timeout_ms;
+	int64_t			max_open_timeout_ms;
+	double			backoff;
+	double			jitter;
+	uint32_t		half_open_max_calls;
+	int64_t			probe_lease_ms;
+
+	int64_t			timeout_ms;	/* 0: none */
+	int64_t			kill_after_ms;	/* 0: never */
+	int64_t			slow_call_ms;	/* 0: none */
+
+	struct cb_codeset	failure_codes;	/* resolved, disjoint */
+	struct cb_codeset	success_codes;
+	struct cb_codeset	ignore_codes;
+	enum cb_verdict		timeout_is;
+	enum cb_verdict		signal_is;
+
+	enum cb_on_open		on_open;
+	int			open_exit_code;
+};
+
+/* The policy keys, in the order `config show` prints them. */
+enum policy_key {
+	PK_TRIP_POLICY,
+	PK_TRIP_FAILURES,
+	PK_TRIP_PERIOD,
+	PK_TRIP_WINDOW,
+	PK_TRIP_MIN_CALLS,
+	PK_TRIP_FAILURE_RATE,
+	PK_OPEN_TIMEOUT,
+	PK_MAX_OPEN_TIMEOUT,
+	PK_BACKOFF,
+	PK_JITTER,
+	PK_HALF_OPEN_MAX_CALLS,
+	PK_PROBE_LEASE,
+	PK_TIMEOUT,
+	PK_KILL_AFTER,
+	PK_FAILURE_CODES,
+	PK_SUCCESS_CODES,
+	PK_IGNORE_CODES,
+	PK_PRESET,
+	PK_TIMEOUT_IS,
+	PK_SIGNAL_IS,
+	PK_SLOW_CALL,
+	PK_ON_OPEN,
+	PK_OPEN_EXIT_CODE,
+	PK_COUNT
+};
+
+/* A value as the config file or the command line gives it. */
+enum policy_vtype {
+	PV_INT,		/* libconfig int or int64 */
+	PV_FLOAT,	/* libconfig float */
+	PV_STRING,	/* libconfig string, or any -o/--flag value */
+	PV_BOOL		/* libconfig bool: always a type error today */
+};
+
+struct policy_value {
+	enum policy_vtype	 type;
+	long long		 i;
+	double			 f;
+	const char		*s;
+	/*
+	 * From the command line every value is a string and is parsed by the
+	 * key's own type (so -o trip.failures=7 works); from the config file
+	 * a string where a number is wanted is a type error.
+	 */
+	int			 from_cli;
+};
+
+/* Layers, lowest first.  Two explicit code classes may not overlap within
+ * one layer; a higher layer's class wins over a lower one's. */
+enum policy_layer {
+	LAYER_BUILTIN,
+	LAYER_DEFAULTS,		/* config file `defaults` */
+	LAYER_ENTRY,		/* the matching `breakers` entry */
+	LAYER_CLI,		/* command line */
+	LAYER_COUNT
+};
+
+struct policy_builder {
+	struct cb_policy	 p;
+	/* Where each key's value came from: "built-in", "FILE:LINE",
+	 * "command line".  Points into the caller's storage, which must
+	 * outlive the builder. */
+	const char		*origin[PK_COUNT];
+	enum policy_layer	 layer[PK_COUNT];
+	/* The explicit classes and the preset, resolved by policy_finish. */
+	struct cb_codeset	 cls[3];	/* failure, success, ignore */
+	int			 cls_set[3];	/* 0 or layer + 1 */
+	int			 preset;	/* -1: none */
+};
+
+/* Key name <-> index; -1 for an unknown name.  Names use dots: "trip.policy". */
+int		 policy_key_lookup(const char *);
+const char	*policy_key_name(enum policy_key);
+
+void	policy_init(struct policy_builder *);
+
+/*
+ * Set key to value in layer, remembering origin.  Returns 0, or -1 with a
+ * message in err that names the key and says what is wrong ("trip.failures:
+ * must be an integer from 1 to 1000, not 0"); the caller prefixes the file
+ * and line.
+ */
+int	policy_set(struct policy_builder *, enum policy_key,
+	    const struct policy_value *, enum policy_layer, const char *origin,
+	    struct cb_err *);
+
+/*
+ * Resolve the code classes (SPEC section 3) and check cross-key
+ * constraints.  On an overlap between two explicit classes of one layer,
+ * fails naming both keys and the first shared code.
+ */
+int	policy_finish(struct policy_builder *, struct cb_policy *,
+	    struct cb_err *);
+
+/* Print key's effective value as the config file would spell it. */
+void	policy_format(const struct policy_builder *, enum policy_key,
+	    char *, size_t);
+
+/* Preset names ("curl", ...) in table order; NULL-terminated. */
+extern const char *const policy_presets[];
+
+/*
+ * Parsers shared with the command line.  Each returns 0, or -1 with a
+ * message in err naming the offending text.
+ *
+ * parse_duration: "250ms", "1.5s", "30s", "5m", "2h", "1d", "1m30s", or a
+ * bare integer of seconds; result in milliseconds, at most 100 years.
+ * parse_codes: "6,7,28,50-59" over 0..255.
+ */
+int	parse_duration(const char *, int64_t *, struct cb_err *);
+int	parse_codes(const char *, struct cb_codeset *, struct cb_err *);
+
+/* "1m30s" style, shortest exact form: 90000 -> "1m30s", 250 -> "250ms". */
+void	format_duration(int64_t, char *, size_t);
+/* "0,6-7,28" */
+void	format_codes(const struct cb_codeset *, char *, size_t);
+
+#endif

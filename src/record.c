@@ -1,0 +1,290 @@
+/*
+ * record.c: encode and decode one breaker's record.  The layout, version 1,
+ * all integers little-endian:
+ *
+ *	"CBRK" u16 version u8 state u8 0
+ *	u64 epoch
+ *	i64 created_at changed_at opened_at open_until last_run_at last_used
+ *	    cooldown				(milliseconds)
+ *	u32 consecutive_failures half_open_successes
+ *	u64 calls successes failures timeouts ignored interrupted stale
+ *	    rejected
+ *	u64 transitions[closed] transitions[open] transitions[half-open]
+ *	i32 last_exit i64 last_duration
+ *	u16 n, n bytes of reason
+ *	u16 n, n x (u64 token i64 lease_until i32 pid u64 start_time
+ *	    16 bytes boot_id)
+ *	u16 n, (n + 7) / 8 bytes of rate window bits
+ *	u16 n, n x i64 failure times
+ *
+ * Decoding checks every length against the input before reading, so a
+ * truncated or hostile record is an error, never an overread.
+ */
+#include <string.h>
+
+#include "record.h"
+
+#define SLOT_BYTES	(8 + 8 + 4 + 8 + 16)
+
+void
+record_init(struct cb_record *r, int64_t now)
+{
+	memset(r, 0, sizeof *r);
+	r->state = STATE_CLOSED;
+	r->created_at_ms = now;
+	r->changed_at_ms = now;
+	r->last_used_ms = now;
+	r->last_exit = -1;
+	r->last_duration_ms = -1;
+}
+
+const char *
+record_state_name(enum cb_state s)
+{
+	switch (s) {
+	case STATE_CLOSED:
+		return "closed";
+	case STATE_OPEN:
+		return "open";
+	case STATE_HALF_OPEN:
+		return "half-open";
+	default:
+		return "unknown";
+	}
+}
+
+void
+record_encode(const struct cb_record *r, struct cb_buf *b)
+{
+	size_t	i, rlen;
+
+	buf_reserve(b, 256);
+	buf_add(b, RECORD_MAGIC, 4);
+	buf_add_u16(b, RECORD_VERSION);
+	buf_add_u8(b, (uint8_t)r->state);
+	buf_add_u8(b, 0);
+	buf_add_u64(b, r->epoch);
+	buf_add_u64(b, (uint64_t)r->created_at_ms);
+	buf_add_u64(b, (uint64_t)r->changed_at_ms);
+	buf_add_u64(b, (uint64_t)r->opened_at_ms);
+	buf_add_u64(b, (uint64_t)r->open_until_ms);
+	buf_add_u64(b, (uint64_t)r->last_run_at_ms);
+	buf_add_u64(b, (uint64_t)r->last_used_ms);
+	buf_add_u64(b, (uint64_t)r->cooldown_ms);
+	buf_add_u32(b, r->consecutive_failures);
+	buf_add_u32(b, r->half_open_successes);
+	buf_add_u64(b, r->calls);
+	buf_add_u64(b, r->successes);
+	buf_add_u64(b, r->failures);
+	buf_add_u64(b, r->timeouts);
+	buf_add_u64(b, r->ignored);
+	buf_add_u64(b, r->interrupted);
+	buf_add_u64(b, r->stale);
+	buf_add_u64(b, r->rejected);
+	for (i = 0; i < STATE_COUNT; i++)
+		buf_add_u64(b, r->transitions[i]);
+	buf_add_u32(b, (uint32_t)r->last_exit);
+	buf_add_u64(b, (uint64_t)r->last_duration_ms);
+
+	rlen = strnlen(r->reason, sizeof r->reason - 1);
+	buf_add_u16(b, (uint16_t)rlen);
+	buf_add(b, r->reason, rlen);
+
+	buf_add_u16(b, r->nslots);
+	for (i = 0; i < r->nslots && i < RECORD_MAX_SLOTS; i++) {
+		buf_add_u64(b, r->slots[i].token);
+		buf_add_u64(b, (uint64_t)r->slots[i].lease_until_ms);
+		buf_add_u32(b, (uint32_t)r->slots[i].pid);
+		buf_add_u64(b, r->slots[i].start_time);
+		buf_add(b, r->slots[i].boot_id, 16);
+	}
+
+	buf_add_u16(b, r->wlen);
+	buf_add(b, r->window, (r->wlen + 7u) / 8);
+
+	buf_add_u16(b, r->nfailtimes);
+	for (i = 0; i < r->nfailtimes && i < RECORD_MAX_FAILTIMES; i++)
+		buf_add_u64(b, (uint64_t)r->failtimes[i]);
+}
+
+/* A bounded reader: every take checks the remaining length first. */
+struct reader {
+	const uint8_t	*p;
+	size_t		 left;
+	int		 short_read;
+};
+
+static const uint8_t *
+take(struct reader *rd, size_t n)
+{
+	const uint8_t	*p;
+
+	if (rd->short_read || rd->left < n) {
+		rd->short_read = 1;
+		return NULL;
+	}
+	p = rd->p;
+	rd->p += n;
+	rd->left -= n;
+	return p;
+}
+
+static uint8_t
+take_u8(struct reader *rd)
+{
+	const uint8_t	*p = take(rd, 1);
+
+	return p == NULL ? 0 : p[0];
+}
+
+static uint16_t
+take_u16(struct reader *rd)
+{
+	const uint8_t	*p = take(rd, 2);
+
+	return p == NULL ? 0 : get_u16(p);
+}
+
+static uint32_t
+take_u32(struct reader *rd)
+{
+	const uint8_t	*p = take(rd, 4);
+
+	return p == NULL ? 0 : get_u32(p);
+}
+
+static uint64_t
+take_u64(struct reader *rd)
+{
+	const uint8_t	*p = take(rd, 8);
+
+	return p == NULL ? 0 : get_u64(p);
+}
+
+static int64_t
+take_i64(struct reader *rd)
+{
+	return (int64_t)take_u64(rd);
+}
+
+enum record_error
+record_decode(const uint8_t *data, size_t len, struct cb_record *r,
+    struct cb_err *err)
+{
+	struct reader	 rd = { data, len, 0 };
+	const uint8_t	*p;
+	uint16_t	 version, n;
+	uint8_t		 state;
+	size_t		 i;
+
+	memset(r, 0, sizeof *r);
+	if (len < 6) {
+		err_set(err, "record truncated: %zu bytes", len);
+		return RECORD_ETRUNC;
+	}
+	p = take(&rd, 4);
+	if (memcmp(p, RECORD_MAGIC, 4) != 0) {
+		err_set(err, "not a cbexec record (bad magic)");
+		return RECORD_EMAGIC;
+	}
+	version = take_u16(&rd);
+	if (version > RECORD_VERSION) {
+		err_set(err, "record version %u is newer than this cbexec's %u",
+		    version, RECORD_VERSION);
+		return RECORD_ENEWER;
+	}
+	if (version == 0) {
+		err_set(err, "record version 0 is invalid");
+		return RECORD_EVALUE;
+	}
+	state = take_u8(&rd);
+	(void)take_u8(&rd);
+	r->epoch = take_u64(&rd);
+	r->created_at_ms = take_i64(&rd);
+	r->changed_at_ms = take_i64(&rd);
+	r->opened_at_ms = take_i64(&rd);
+	r->open_until_ms = take_i64(&rd);
+	r->last_run_at_ms = take_i64(&rd);
+	r->last_used_ms = take_i64(&rd);
+	r->cooldown_ms = take_i64(&rd);
+	r->consecutive_failures = take_u32(&rd);
+	r->half_open_successes = take_u32(&rd);
+	r->calls = take_u64(&rd);
+	r->successes = take_u64(&rd);
+	r->failures = take_u64(&rd);
+	r->timeouts = take_u64(&rd);
+	r->ignored = take_u64(&rd);
+	r->interrupted = take_u64(&rd);
+	r->stale = take_u64(&rd);
+	r->rejected = take_u64(&rd);
+	for (i = 0; i < STATE_COUNT; i++)
+		r->transitions[i] = take_u64(&rd);
+	r->last_exit = (int32_t)take_u32(&rd);
+	r->last_duration_ms = take_i64(&rd);
+
+	n = take_u16(&rd);
+	if (n >= RECORD_REASON_MAX) {
+		err_set(err, "record reason of %u bytes exceeds %d", n,
+		    RECORD_REASON_MAX - 1);
+		return RECORD_EVALUE;
+	}
+	if ((p = take(&rd, n)) != NULL) {
+		memcpy(r->reason, p, n);
+		r->reason[n] = '\0';
+		if (strlen(r->reason) != n) {
+			err_set(err, "record reason contains a NUL byte");
+			return RECORD_EVALUE;
+		}
+	}
+
+	n = take_u16(&rd);
+	if (n > RECORD_MAX_SLOTS) {
+		err_set(err, "record has %u probe slots, more than %d", n,
+		    RECORD_MAX_SLOTS);
+		return RECORD_EVALUE;
+	}
+	r->nslots = n;
+	for (i = 0; i < n; i++) {
+		r->slots[i].token = take_u64(&rd);
+		r->slots[i].lease_until_ms = take_i64(&rd);
+		r->slots[i].pid = (int32_t)take_u32(&rd);
+		r->slots[i].start_time = take_u64(&rd);
+		if ((p = take(&rd, 16)) != NULL)
+			memcpy(r->slots[i].boot_id, p, 16);
+	}
+
+	n = take_u16(&rd);
+	if (n > RECORD_MAX_WINDOW) {
+		err_set(err, "record rate window of %u calls exceeds %d", n,
+		    RECORD_MAX_WINDOW);
+		return RECORD_EVALUE;
+	}
+	r->wlen = n;
+	if ((p = take(&rd, (n + 7u) / 8)) != NULL)
+		memcpy(r->window, p, (n + 7u) / 8);
+
+	n = take_u16(&rd);
+	if (n > RECORD_MAX_FAILTIMES) {
+		err_set(err, "record holds %u failure times, more than %d", n,
+		    RECORD_MAX_FAILTIMES);
+		return RECORD_EVALUE;
+	}
+	r->nfailtimes = n;
+	for (i = 0; i < n; i++)
+		r->failtimes[i] = take_i64(&rd);
+
+	if (rd.short_read) {
+		err_set(err, "record truncated: %zu bytes", len);
+		return RECORD_ETRUNC;
+	}
+	if (state >= STATE_COUNT) {
+		err_set(err, "record has invalid state %u", state);
+		return RECORD_EVALUE;
+	}
+	r->state = (enum cb_state)state;
+	if (rd.left != 0) {
+		err_set(err, "record has %zu trailing bytes", rd.left);
+		return RECORD_ETRAIL;
+	}
+	return RECORD_OK;
+}

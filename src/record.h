@@ -1,0 +1,110 @@
+/*
+ * record.h: one breaker's persistent state and its on-disk encoding.
+ *
+ * The encoding is explicit little-endian, field by field, never a raw
+ * struct: magic "CBRK", a u16 format version, then the fields in the order
+ * record.c lists them.  A record from a newer version is refused, so an old
+ * cbexec never rewrites what it does not understand.  Pure: no I/O.
+ */
+#ifndef CBEXEC_RECORD_H
+#define CBEXEC_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policy.h"
+#include "util.h"
+
+#define RECORD_MAGIC		"CBRK"
+#define RECORD_VERSION		1
+#define RECORD_REASON_MAX	256	/* bytes, NUL included */
+#define RECORD_MAX_SLOTS	POLICY_MAX_PROBES
+#define RECORD_MAX_WINDOW	POLICY_MAX_WINDOW
+#define RECORD_MAX_FAILTIMES	POLICY_MAX_FAILURES
+
+enum cb_state {
+	STATE_CLOSED,
+	STATE_OPEN,
+	STATE_HALF_OPEN,
+	STATE_COUNT
+};
+
+/* A half-open probe slot and who holds it. */
+struct cb_slot {
+	uint64_t	token;		/* random, names the slot */
+	int64_t		lease_until_ms;	/* wall clock */
+	int32_t		pid;		/* 0: a token not tied to a process */
+	uint64_t	start_time;	/* of pid, clock ticks since boot */
+	uint8_t		boot_id[16];
+};
+
+struct cb_record {
+	enum cb_state	state;
+	uint64_t	epoch;		/* +1 at every transition */
+
+	int64_t		created_at_ms;
+	int64_t		changed_at_ms;	/* last transition */
+	int64_t		opened_at_ms;	/* last entry into open, or 0 */
+	int64_t		open_until_ms;	/* when open: first probe time */
+	int64_t		last_run_at_ms;	/* last outcome recorded, or 0 */
+	int64_t		last_used_ms;	/* last run/check/admin (gc) */
+	int64_t		cooldown_ms;	/* next cool-down; 0: open_timeout */
+
+	uint32_t	consecutive_failures;
+	uint32_t	half_open_successes;
+
+	/* Totals.  calls = successes + failures + ignored + interrupted +
+	 * stale; timeouts is a subset of whichever class they fell in. */
+	uint64_t	calls;
+	uint64_t	successes;
+	uint64_t	failures;
+	uint64_t	timeouts;
+	uint64_t	ignored;
+	uint64_t	interrupted;
+	uint64_t	stale;
+	uint64_t	rejected;
+	uint64_t	transitions[STATE_COUNT];	/* by target state */
+
+	int32_t		last_exit;	/* -1: none yet */
+	int64_t		last_duration_ms;	/* -1: none yet */
+	char		reason[RECORD_REASON_MAX];	/* of the last change */
+
+	uint16_t	nslots;
+	struct cb_slot	slots[RECORD_MAX_SLOTS];
+
+	/* Rate policy: the last `wlen` success(0)/failure(1) outcomes, oldest
+	 * first, bit i of window at byte i/8. */
+	uint16_t	wlen;
+	uint8_t		window[(RECORD_MAX_WINDOW + 7) / 8];
+
+	/* Time policy: wall times of the newest failures, oldest first. */
+	uint16_t	nfailtimes;
+	int64_t		failtimes[RECORD_MAX_FAILTIMES];
+};
+
+/* A new closed record created at now. */
+void	record_init(struct cb_record *, int64_t now_ms);
+
+/* Append the encoding of r to out. */
+void	record_encode(const struct cb_record *, struct cb_buf *out);
+
+/* Why record_decode failed. */
+enum record_error {
+	RECORD_OK,
+	RECORD_ETRUNC,		/* shorter than its fields say */
+	RECORD_EMAGIC,		/* not a cbexec record */
+	RECORD_ENEWER,		/* written by a newer cbexec */
+	RECORD_EVALUE,		/* a field out of range */
+	RECORD_ETRAIL		/* bytes after the last field */
+};
+
+/*
+ * Decode len bytes into r.  Returns RECORD_OK, or an error class with a
+ * message in err ("record version 7 is newer than this cbexec's 1").
+ */
+enum record_error	record_decode(const uint8_t *, size_t,
+			    struct cb_record *, struct cb_err *);
+
+const char	*record_state_name(enum cb_state);	/* "half-open" */
+
+#endif

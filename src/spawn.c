@@ -1,0 +1,457 @@
+/*
+ * spawn.c: run the wrapped command the way timeout(1) does, without signal
+ * handlers.  The signals cbexec forwards and SIGCHLD are blocked before the
+ * fork; the parent then takes them one at a time with sigtimedwait(2),
+ * whose timeout is the next monotonic deadline (the timeout's SIGTERM, then
+ * kill_after's SIGKILL), so there is no flag to race against and no EINTR
+ * to lose.  The child restores the caller's mask, leads a process group of
+ * its own unless foreground, keeps only descriptors 0, 1 and 2, and execs
+ * argv directly (execvp, no shell).  Whether the exec happened travels back
+ * on a close-on-exec pipe, as in git's run-command.c, so "could not run"
+ * never looks like "ran and exited 127".  Only the child is waited for:
+ * like OpenBSD's and coreutils' timeout, a grandchild that outlives it is
+ * not waited for.
+ */
+#include <sys/types.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "spawn.h"
+
+/* Received by cbexec, passed on to the command. */
+static const int spawn_fwd[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+#define SPAWN_NFWD	(sizeof spawn_fwd / sizeof spawn_fwd[0])
+
+/* Where the child keeps the exec-error pipe between fork and exec. */
+#define SPAWN_ERRFD	3
+
+#define SPAWN_NEVER	INT64_MAX
+
+/* What spawn_run changes in the caller, to put back (and to give the child). */
+struct spawn_saved {
+	sigset_t		mask;
+	struct sigaction	fwd[SPAWN_NFWD];
+	struct sigaction	chld;
+	struct sigaction	ttin;
+	struct sigaction	ttou;
+};
+
+static int
+spawn_ignored(const struct sigaction *sa)
+{
+	return !(sa->sa_flags & SA_SIGINFO) && sa->sa_handler == SIG_IGN;
+}
+
+/*
+ * Give sig in the child the disposition exec would leave it: ignored stays
+ * ignored, anything else is the default.  Done before the mask is restored
+ * so that no handler of cbexec's ever runs in the child.
+ */
+static void
+spawn_child_reset(int sig, const struct sigaction *old)
+{
+	struct sigaction	sa;
+
+	memset(&sa, 0, sizeof sa);
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = spawn_ignored(old) ? SIG_IGN : SIG_DFL;
+	/* Valid signal and action: cannot fail. */
+	(void)sigaction(sig, &sa, NULL);
+}
+
+static void __attribute__((noreturn))
+spawn_child_fail(int fd, int e)
+{
+	/* Nobody else writes to the pipe, and 4 bytes are written at once. */
+	while (write(fd, &e, sizeof e) == -1 && errno == EINTR)
+		continue;
+	_exit(e == ENOENT ? 127 : 126);
+}
+
+/* Point stdin at /dev/null.  Returns 0 or -1 (errno set). */
+static int
+spawn_child_null(void)
+{
+	int	fd;
+
+	if ((fd = open("/dev/null", O_RDONLY)) == -1)
+		return -1;
+	if (fd != STDIN_FILENO) {
+		if (dup2(fd, STDIN_FILENO) == -1)
+			return -1;
+		(void)close(fd);
+	}
+	return 0;
+}
+
+static void __attribute__((noreturn))
+spawn_child(const struct spawn_opts *opts, const struct spawn_saved *saved,
+    pid_t parent, int rfd, int wfd)
+{
+	size_t	i;
+
+	(void)close(rfd);
+
+	for (i = 0; i < SPAWN_NFWD; i++)
+		spawn_child_reset(spawn_fwd[i], &saved->fwd[i]);
+	spawn_child_reset(SIGTTIN, &saved->ttin);
+	spawn_child_reset(SIGTTOU, &saved->ttou);
+	/*
+	 * SIGCHLD stays SIG_DFL even if cbexec inherited it ignored: timeout(1)
+	 * hands its command the default too, and an ignored SIGCHLD makes every
+	 * wait(2) in the command fail.
+	 */
+
+	/*
+	 * Die with cbexec: if it is SIGKILLed, nothing else would ever time
+	 * the command out.  PDEATHSIG fires when the forking thread exits
+	 * (cbexec has one) and is dropped by exec of a set-user-ID program.
+	 * Checking the parent afterwards closes the window in which it died
+	 * before the prctl.
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
+		spawn_child_fail(wfd, errno);
+	if (getppid() != parent)
+		_exit(126);
+
+	/*
+	 * A group of our own lets a timeout reach the whole tree while cbexec,
+	 * outside it, survives to record the outcome.  The price, as with
+	 * timeout(1): this group is not the terminal's foreground group, so a
+	 * command that reads the tty is stopped by SIGTTIN, and the tty's ^C
+	 * and ^Z reach cbexec only (^C is forwarded, ^Z stops cbexec alone).
+	 * That is what --foreground is for; it is not worked around here.
+	 */
+	if (!opts->foreground && setpgid(0, 0) == -1)
+		spawn_child_fail(wfd, errno);
+
+	if (opts->stdin_null && spawn_child_null() == -1)
+		spawn_child_fail(wfd, errno);
+	if (opts->stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) == -1)
+		spawn_child_fail(wfd, errno);
+	for (i = 0; opts->env != NULL && opts->env[i] != NULL; i++)
+		if (putenv(opts->env[i]) != 0)
+			spawn_child_fail(wfd, errno);
+
+	if (wfd != SPAWN_ERRFD) {
+		if (dup3(wfd, SPAWN_ERRFD, O_CLOEXEC) == -1)
+			spawn_child_fail(wfd, errno);
+		wfd = SPAWN_ERRFD;
+	}
+	closefrom(SPAWN_ERRFD + 1);
+
+	if (sigprocmask(SIG_SETMASK, &saved->mask, NULL) == -1)
+		spawn_child_fail(wfd, errno);
+	/*
+	 * No shell of ours; execvp itself hands a file without "#!" that the
+	 * kernel refuses (ENOEXEC) to /bin/sh, as env(1) and timeout(1) do.
+	 */
+	execvp(opts->argv[0], opts->argv);
+	spawn_child_fail(wfd, errno);
+}
+
+/*
+ * Send sig to the command: to its process group, and to the command itself
+ * only if it has left that group (as coreutils does, but without sending
+ * twice to a command that stayed, since many programs take a second SIGINT
+ * as "quit now").  Before the reap the pid is ours even as a zombie, so it
+ * cannot name anybody else.  A failure (all gone already) needs nothing.
+ */
+static void
+spawn_signal(pid_t pid, int foreground, int sig)
+{
+	if (foreground || killpg(pid, sig) == -1 || getpgid(pid) != pid)
+		(void)kill(pid, sig);
+}
+
+/*
+ * A stopped process acts on SIGTERM only once continued, so every signal
+ * short of SIGKILL is followed by SIGCONT, as coreutils does.
+ */
+static void
+spawn_send(pid_t pid, int foreground, int sig)
+{
+	spawn_signal(pid, foreground, sig);
+	if (sig != SIGKILL)
+		spawn_signal(pid, foreground, SIGCONT);
+}
+
+static int64_t
+spawn_after(int64_t now, int64_t ms)
+{
+	if (ms > SPAWN_NEVER - now)
+		return SPAWN_NEVER;
+	return now + ms;
+}
+
+/*
+ * Wait for the child, firing deadlines and forwarding signals, until it is
+ * reaped into *wstatus.  Returns 0, or -1 with err filled if waiting itself
+ * fails (it cannot, short of a bug); the child is then killed first.
+ */
+static int
+spawn_wait(const struct spawn_opts *opts, pid_t pid, const sigset_t *set,
+    int64_t start, struct spawn_result *res, int *wstatus,
+    struct cb_err *err)
+{
+	struct timespec	 ts, *tsp;
+	siginfo_t	 si;
+	int64_t		 now, term_at, kill_at, next;
+	pid_t		 r;
+	int		 sig, e;
+
+	term_at = SPAWN_NEVER;
+	if (opts->timeout_ms > 0)
+		term_at = spawn_after(start, opts->timeout_ms);
+	kill_at = SPAWN_NEVER;
+
+	for (;;) {
+		/*
+		 * Poll before every wait: a SIGCHLD that was already pending
+		 * for someone else's child cannot hide ours, and a deadline
+		 * is never fired at a child that has just exited.
+		 */
+		r = waitpid(pid, wstatus, WNOHANG);
+		if (r == pid)
+			return 0;
+		if (r == -1 && errno != EINTR) {
+			err_set(err, "cannot wait for '%s': %s", opts->argv[0],
+			    strerror(errno));
+			return -1;
+		}
+
+		now = clock_mono_ms();
+		if (now >= term_at) {
+			term_at = SPAWN_NEVER;
+			res->timed_out = 1;
+			spawn_send(pid, opts->foreground,
+			    opts->timeout_signal != 0 ? opts->timeout_signal :
+			    SIGTERM);
+			if (opts->kill_after_ms > 0)
+				kill_at = spawn_after(now, opts->kill_after_ms);
+			continue;
+		}
+		if (now >= kill_at) {
+			kill_at = SPAWN_NEVER;
+			res->killed = 1;
+			spawn_send(pid, opts->foreground, SIGKILL);
+			continue;
+		}
+
+		next = term_at < kill_at ? term_at : kill_at;
+		tsp = NULL;
+		if (next != SPAWN_NEVER) {
+			ts.tv_sec = (time_t)((next - now) / 1000);
+			ts.tv_nsec = (long)((next - now) % 1000) * 1000000;
+			tsp = &ts;
+		}
+		sig = sigtimedwait(set, &si, tsp);
+		if (sig == -1) {
+			/* EAGAIN: a deadline; EINTR: a stop or a handler. */
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			e = errno;
+			spawn_send(pid, opts->foreground, SIGKILL);
+			while (waitpid(pid, wstatus, 0) == -1 && errno == EINTR)
+				continue;
+			err_set(err, "cannot wait for '%s': sigtimedwait: %s",
+			    opts->argv[0], strerror(e));
+			return -1;
+		}
+		if (sig == SIGCHLD)
+			continue;
+
+		res->interrupted = 1;
+		/*
+		 * With --foreground the command shares cbexec's group, so a
+		 * signal the kernel sent to the group (^C, ^\, the hangup of
+		 * a closing session: si_code SI_KERNEL) has reached it
+		 * already, and another would look like a second ^C.  The one
+		 * such signal sent to a process alone is the SIGHUP a session
+		 * leader gets when its tty hangs up; that one is passed on.
+		 */
+		if (opts->foreground && si.si_code == SI_KERNEL &&
+		    (sig != SIGHUP || getsid(0) != getpid()))
+			continue;
+		spawn_send(pid, opts->foreground, sig);
+	}
+}
+
+/*
+ * Signals that arrive after the reap stay pending until the caller's mask
+ * is restored and then act as they would have a moment later (by default
+ * they end cbexec); they are not the command's to receive any more.
+ */
+int
+spawn_run(const struct spawn_opts *opts, struct spawn_result *res,
+    struct cb_err *err)
+{
+	struct spawn_saved	 saved;
+	struct sigaction	 sa;
+	sigset_t		 block, set;
+	const char		*what = NULL;
+	int64_t			 start;
+	ssize_t			 n;
+	size_t			 i;
+	pid_t			 parent, pid;
+	int			 fds[2], wstatus, exec_errno, e = 0, rv = -1;
+
+	memset(res, 0, sizeof *res);
+	if (opts->argv == NULL || opts->argv[0] == NULL) {
+		err_set(err, "cannot run an empty command");
+		return -1;
+	}
+
+	/*
+	 * Non-blocking, so that reading it after the reap can never hang,
+	 * whoever might still hold the write end.
+	 */
+	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) == -1) {
+		what = "pipe";
+		e = errno;
+		goto out;
+	}
+
+	sigemptyset(&block);
+	for (i = 0; i < SPAWN_NFWD; i++)
+		sigaddset(&block, spawn_fwd[i]);
+	sigaddset(&block, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &block, &saved.mask) == -1) {
+		what = "sigprocmask";
+		e = errno;
+		goto out_pipe;
+	}
+
+	/*
+	 * Wait for SIGCHLD and for the forwarded signals, except those
+	 * ignored on entry (nohup, or `&` in a script): the command inherits
+	 * them ignored too, and the user asked for them not to matter.
+	 */
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	for (i = 0; i < SPAWN_NFWD; i++) {
+		if (sigaction(spawn_fwd[i], NULL, &saved.fwd[i]) == -1) {
+			what = "sigaction";
+			e = errno;
+			goto out_mask;
+		}
+		if (!spawn_ignored(&saved.fwd[i]))
+			sigaddset(&set, spawn_fwd[i]);
+	}
+
+	/*
+	 * SIGCHLD ignored, or SA_NOCLDWAIT, would have the kernel reap the
+	 * child itself and leave waitpid nothing but ECHILD.
+	 */
+	memset(&sa, 0, sizeof sa);
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = SIG_DFL;
+	if (sigaction(SIGCHLD, &sa, &saved.chld) == -1) {
+		what = "sigaction";
+		e = errno;
+		goto out_mask;
+	}
+	/*
+	 * With --foreground the command shares cbexec's group: if that group
+	 * is in the background and the command touches the tty, the kernel
+	 * stops the whole group, and a stopped cbexec times nothing out.
+	 * timeout(1) ignores these two for the same reason.
+	 */
+	sa.sa_handler = SIG_IGN;
+	if (sigaction(SIGTTIN, &sa, &saved.ttin) == -1) {
+		what = "sigaction";
+		e = errno;
+		goto out_chld;
+	}
+	if (sigaction(SIGTTOU, &sa, &saved.ttou) == -1) {
+		what = "sigaction";
+		e = errno;
+		goto out_ttin;
+	}
+
+	/* Output cbexec buffered belongs before the command's. */
+	(void)fflush(NULL);
+
+	parent = getpid();
+	start = clock_mono_ms();
+	switch (pid = fork()) {
+	case -1:
+		what = "fork";
+		e = errno;
+		goto out_ttou;
+	case 0:
+		spawn_child(opts, &saved, parent, fds[0], fds[1]);
+		/* NOTREACHED */
+	}
+	(void)close(fds[1]);
+	fds[1] = -1;
+
+	/*
+	 * The child does this itself; doing it here too means the group
+	 * exists before the first killpg, whoever runs first.  EACCES (it
+	 * has exec'd, so it has done it) and ESRCH (gone) are fine, and so is
+	 * anything else: the child's own call decides.
+	 */
+	if (!opts->foreground)
+		(void)setpgid(pid, pid);
+
+	if (spawn_wait(opts, pid, &set, start, res, &wstatus, err) == -1)
+		goto out_ttou;
+	res->duration_ms = clock_mono_ms() - start;
+
+	/*
+	 * The child is gone, so the pipe holds the whole story: 0 bytes (EOF)
+	 * when exec closed the write end, an errno when exec failed.
+	 */
+	do
+		n = read(fds[0], &exec_errno, sizeof exec_errno);
+	while (n == -1 && errno == EINTR);
+	if (n == (ssize_t)sizeof exec_errno) {
+		res->exec_failed = 1;
+		res->exec_errno = exec_errno;
+	}
+
+	if (WIFSIGNALED(wstatus))
+		res->signal = WTERMSIG(wstatus);
+	else if (WIFEXITED(wstatus))
+		res->exit_code = WEXITSTATUS(wstatus);
+
+	if (res->exec_failed)
+		res->status = res->exec_errno == ENOENT ? 127 : 126;
+	else if (res->timed_out)
+		res->status = 124;
+	else if (res->signal != 0)
+		res->status = 128 + res->signal;
+	else
+		res->status = res->exit_code;
+	rv = 0;
+
+	/* Putting back what was saved above cannot fail. */
+out_ttou:
+	(void)sigaction(SIGTTOU, &saved.ttou, NULL);
+out_ttin:
+	(void)sigaction(SIGTTIN, &saved.ttin, NULL);
+out_chld:
+	(void)sigaction(SIGCHLD, &saved.chld, NULL);
+out_mask:
+	(void)sigprocmask(SIG_SETMASK, &saved.mask, NULL);
+out_pipe:
+	(void)close(fds[0]);
+	if (fds[1] != -1)
+		(void)close(fds[1]);
+out:
+	if (rv == -1 && what != NULL)
+		err_set(err, "cannot run '%s': %s: %s", opts->argv[0], what,
+		    strerror(e));
+	return rv;
+}

@@ -1,0 +1,54 @@
+/*
+ * spawn.h: run the wrapped command the way timeout(1) does.  fork + execvp
+ * (never a shell), the child leading its own process group unless
+ * foreground, SIGINT/SIGTERM/SIGHUP/SIGQUIT forwarded to that group, a
+ * timeout that sends SIGTERM to the group and SIGKILL kill_after later.
+ * Deadlines use the monotonic clock.  The child inherits stdin, stdout and
+ * stderr and no other descriptor.
+ */
+#ifndef CBEXEC_SPAWN_H
+#define CBEXEC_SPAWN_H
+
+#include <stdint.h>
+
+#include "util.h"
+
+struct spawn_opts {
+	char *const	*argv;		/* argv[0] is looked up in PATH */
+	int64_t		 timeout_ms;	/* 0: none */
+	int64_t		 kill_after_ms;	/* 0: never send SIGKILL */
+	int		 foreground;	/* no new process group */
+	/* For hooks (on_transition); all zero for the wrapped command. */
+	char *const	*env;		/* NAME=VALUE added to the child's */
+	int		 stdin_null;	/* stdin from /dev/null */
+	int		 stdout_to_stderr;
+	int		 timeout_signal;	/* 0: SIGTERM */
+};
+
+struct spawn_result {
+	int		exec_failed;	/* execvp failed: exec_errno says why */
+	int		exec_errno;
+	int		timed_out;	/* the timeout fired */
+	int		killed;		/* ... and SIGKILL was sent too */
+	int		interrupted;	/* a signal of ours was forwarded */
+	int		signal;		/* the child died of this signal, or 0 */
+	int		exit_code;	/* its exit code when signal == 0 */
+	int64_t		duration_ms;	/* monotonic, fork to reap */
+	/*
+	 * What cbexec should exit with (SPEC section 6): the command's own
+	 * code; 128+N for death by signal N; 124 after a timeout; 126 or 127
+	 * when it could not be executed or found.
+	 */
+	int		status;
+};
+
+/*
+ * Run the command and wait for it.  Returns 0 with res filled once the child
+ * has been reaped, or -1 with err filled when it could not even be started
+ * (fork or pipe failed); a failed exec is not an error here but
+ * res->exec_failed.
+ */
+int	spawn_run(const struct spawn_opts *, struct spawn_result *,
+	    struct cb_err *);
+
+#endif

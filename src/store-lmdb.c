@@ -1,0 +1,596 @@
+/*
+ * store-lmdb.c: the local store, one LMDB environment shared by every cbexec
+ * on the machine, and the only file that includes lmdb.h.  The data file is
+ * the state path itself and the lock file sits beside it as PATH-lock
+ * (MDB_NOSUBDIR); records live in the unnamed main database, keyed by the
+ * breaker NAME bytes.  Each update() is one write transaction, so concurrent
+ * invocations serialise on LMDB's writer lock and never lose an update.  The
+ * map starts small and doubles when it fills; another process growing it is
+ * picked up on the next transaction.  A file that is not LMDB is refused and
+ * never written: LMDB reads the meta pages before it writes anything, and
+ * an existing file is never truncated, chmod'ed or repaired here.  Not for
+ * threads; a process must not open the same state twice at once (closing
+ * one would drop LMDB's POSIX record locks of the other), and the callbacks
+ * of update() and each() run inside a transaction and must not call back
+ * into the store.
+ */
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <lmdb.h>
+
+#include "store.h"
+#include "util.h"
+
+/* First map of a new store; it doubles on MDB_MAP_FULL up to the cap. */
+#define LMDB_MAP_START	((size_t)1 << 20)
+#if SIZE_MAX > 0xffffffffu
+#define LMDB_MAP_MAX	((size_t)1 << 32)
+#else
+#define LMDB_MAP_MAX	((size_t)1 << 29)
+#endif
+
+/* Bound on restarts of one operation (map growth, map resized elsewhere). */
+#define LMDB_RETRIES	32
+
+struct store_lmdb {
+	struct store	 s;		/* first: what we hand out */
+	MDB_env		*env;		/* NULL: read-only, 0-byte file */
+	MDB_dbi		 dbi;
+	int		 readonly;
+	int		 broken;	/* a map resize failed: no map left */
+	struct cb_buf	 out;		/* update callback output, reused */
+};
+
+static int	lmdb_update(struct store *, const char *, store_update_fn,
+		    void *, struct cb_err *);
+static int	lmdb_get(struct store *, const char *, struct cb_buf *,
+		    struct cb_err *);
+static int	lmdb_each(struct store *, store_each_fn, void *,
+		    struct cb_err *);
+static void	lmdb_close(struct store *);
+
+static const struct store_ops lmdb_ops = {
+	.kind = "lmdb",
+	.update = lmdb_update,
+	.get = lmdb_get,
+	.each = lmdb_each,
+	.close = lmdb_close
+};
+
+/*
+ * Mode of a directory created for the state file: rwx for the owner, and
+ * for group and others read/write where the file mode grants them, plus
+ * search wherever they get either.  0600 -> 0700, 0640 -> 0750,
+ * 0660 -> 0770, 0644 -> 0755.
+ */
+static mode_t
+lmdb_dir_mode(mode_t mode)
+{
+	mode_t	dmode;
+
+	dmode = 0700 | (mode & 0066);
+	if (mode & 0060)
+		dmode |= 0010;
+	if (mode & 0006)
+		dmode |= 0001;
+	return dmode;
+}
+
+/*
+ * mkdir -p of the directory holding path.  Existing directories are left
+ * as they are; the caller has set the umask to 0 so new ones get exactly
+ * dmode.  Returns 0 or an errno value (err filled).
+ */
+static int
+lmdb_make_parents(const char *path, mode_t dmode, struct cb_err *err)
+{
+	struct stat	 st;
+	char		*dir, *p, c;
+	int		 rc = 0;
+
+	dir = xstrdup(path);
+	if ((p = strrchr(dir, '/')) == NULL)
+		goto out;	/* a name in the current directory */
+	*p = '\0';
+	if (*dir == '\0' || (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)))
+		goto out;
+	for (p = dir + 1;; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		c = *p;
+		*p = '\0';
+		if (mkdir(dir, dmode) == -1) {
+			rc = errno;
+			/* EEXIST: fine if a directory (a racing mkdir). */
+			if (rc == EEXIST && stat(dir, &st) == 0)
+				rc = S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+			if (rc != 0) {
+				err_set(err, "cannot create directory '%s': %s",
+				    dir, strerror(rc));
+				goto out;
+			}
+		}
+		*p = c;
+		if (c == '\0')
+			break;
+	}
+out:
+	free(dir);
+	return rc;
+}
+
+/*
+ * One attempt at opening the environment.  On failure the handle is
+ * discarded (LMDB does not allow a second mdb_env_open on it).
+ */
+static int
+lmdb_env_open(const char *path, unsigned int flags, mode_t mode,
+    size_t mapsize, MDB_env **envp)
+{
+	MDB_env	*env;
+	mode_t	 omask;
+	int	 rc;
+
+	*envp = NULL;
+	if ((rc = mdb_env_create(&env)) != 0)
+		return rc;
+	if (mapsize != 0 && (rc = mdb_env_set_mapsize(env, mapsize)) != 0)
+		goto fail;
+
+	/* New data and lock files get exactly `mode`, whatever the umask. */
+	omask = umask(0);
+	rc = mdb_env_open(env, path, flags, mode);
+	umask(omask);
+	if (rc != 0)
+		goto fail;
+	*envp = env;
+	return 0;
+fail:
+	mdb_env_close(env);
+	return rc;
+}
+
+static int
+lmdb_cloexec(int fd)
+{
+	int	flags;
+
+	if ((flags = fcntl(fd, F_GETFD)) == -1)
+		return errno;
+	if ((flags & FD_CLOEXEC) == 0 &&
+	    fcntl(fd, F_SETFD, flags | FD_CLOEXEC) == -1)
+		return errno;
+	return 0;
+}
+
+/*
+ * Begin a transaction, adopting a map another process has grown
+ * (MDB_MAP_RESIZED) and clearing the reader slots of dead processes once
+ * if the reader table is full.
+ */
+static int
+lmdb_begin(struct store_lmdb *sl, unsigned int flags, MDB_txn **txn)
+{
+	int	rc, resized = 0, checked = 0;
+
+	for (;;) {
+		rc = mdb_txn_begin(sl->env, NULL, flags, txn);
+		if (rc == MDB_MAP_RESIZED && resized++ < LMDB_RETRIES) {
+			if ((rc = mdb_env_set_mapsize(sl->env, 0)) != 0) {
+				sl->broken = 1;
+				return rc;
+			}
+			continue;
+		}
+		if (rc == MDB_READERS_FULL && !checked) {
+			checked = 1;
+			if ((rc = mdb_reader_check(sl->env, NULL)) != 0)
+				return rc;
+			continue;
+		}
+		return rc;
+	}
+}
+
+/*
+ * Double the map (no transaction may be open).  The new size is recorded
+ * in the file at the next commit, where other processes pick it up.
+ */
+static int
+lmdb_grow(struct store_lmdb *sl)
+{
+	MDB_envinfo	info;
+	size_t		size;
+	int		rc;
+
+	if ((rc = mdb_env_info(sl->env, &info)) != 0)
+		return rc;
+	if (info.me_mapsize >= LMDB_MAP_MAX)
+		return MDB_MAP_FULL;
+	if (info.me_mapsize > LMDB_MAP_MAX / 2)
+		size = LMDB_MAP_MAX;
+	else
+		size = info.me_mapsize * 2;
+	/* On failure LMDB has already unmapped the old map. */
+	if ((rc = mdb_env_set_mapsize(sl->env, size)) != 0)
+		sl->broken = 1;
+	return rc;
+}
+
+/* NAME as a key: 1 byte up to LMDB's key limit (511 by default). */
+static int
+lmdb_key(struct store_lmdb *sl, const char *name, MDB_val *key)
+{
+	size_t	max, len;
+
+	max = sl->env != NULL ? (size_t)mdb_env_get_maxkeysize(sl->env) : 511;
+	if (name == NULL || (len = strnlen(name, max + 1)) == 0 || len > max)
+		return -1;
+	key->mv_data = (void *)name;
+	key->mv_size = len;
+	return 0;
+}
+
+static int
+lmdb_update(struct store *s, const char *name, store_update_fn fn, void *arg,
+    struct cb_err *err)
+{
+	struct store_lmdb	*sl = (struct store_lmdb *)s;
+	static uint8_t		 empty;
+	MDB_txn			*txn;
+	MDB_val			 key, val;
+	int			 action, attempt, rc;
+
+	if (lmdb_key(sl, name, &key) != 0) {
+		err_set(err, "cannot update breaker '%s' in state '%s': "
+		    "invalid name", name == NULL ? "" : name, s->path);
+		return -1;
+	}
+	if (sl->readonly) {
+		err_set(err, "cannot update breaker '%s' in state '%s': "
+		    "state is open read-only", name, s->path);
+		return -1;
+	}
+
+	if (sl->broken) {
+		rc = ENOMEM;
+		goto fail;
+	}
+	for (attempt = 0; attempt < LMDB_RETRIES; attempt++) {
+		if ((rc = lmdb_begin(sl, 0, &txn)) != 0)
+			goto fail;
+		rc = mdb_get(txn, sl->dbi, &key, &val);
+		if (rc == MDB_NOTFOUND) {
+			val.mv_data = NULL;
+			val.mv_size = 0;
+		} else if (rc != 0) {
+			mdb_txn_abort(txn);
+			goto fail;
+		}
+
+		buf_reset(&sl->out);
+		action = fn(val.mv_data, val.mv_size, &sl->out, arg, err);
+		switch (action) {
+		case -1:
+			mdb_txn_abort(txn);
+			return -1;
+		case STORE_KEEP:
+			mdb_txn_abort(txn);
+			return 0;
+		case STORE_PUT:
+			val.mv_data = sl->out.len != 0 ? sl->out.data : &empty;
+			val.mv_size = sl->out.len;
+			rc = mdb_put(txn, sl->dbi, &key, &val, 0);
+			break;
+		case STORE_DELETE:
+			rc = mdb_del(txn, sl->dbi, &key, NULL);
+			if (rc == MDB_NOTFOUND) {
+				mdb_txn_abort(txn);
+				return 0;
+			}
+			break;
+		default:
+			mdb_txn_abort(txn);
+			err_set(err, "cannot update breaker '%s' in state "
+			    "'%s': callback returned %d", name, s->path,
+			    action);
+			return -1;
+		}
+
+		/* mdb_txn_commit frees the transaction, failed or not. */
+		if (rc == 0)
+			rc = mdb_txn_commit(txn);
+		else
+			mdb_txn_abort(txn);
+		if (rc == 0)
+			return 0;
+		if (rc != MDB_MAP_FULL || (rc = lmdb_grow(sl)) != 0)
+			goto fail;
+		/* The map is bigger: run the whole read-modify-write again. */
+	}
+	rc = MDB_MAP_FULL;
+fail:
+	err_set(err, "cannot update breaker '%s' in state '%s': %s", name,
+	    s->path, mdb_strerror(rc));
+	return -1;
+}
+
+static int
+lmdb_get(struct store *s, const char *name, struct cb_buf *out,
+    struct cb_err *err)
+{
+	struct store_lmdb	*sl = (struct store_lmdb *)s;
+	MDB_txn			*txn;
+	MDB_val			 key, val;
+	int			 rc, found = 0;
+
+	buf_reset(out);
+	if (lmdb_key(sl, name, &key) != 0) {
+		err_set(err, "cannot read breaker '%s' in state '%s': "
+		    "invalid name", name == NULL ? "" : name, s->path);
+		return -1;
+	}
+	if (sl->env == NULL)
+		return 0;
+	if (sl->broken) {
+		rc = ENOMEM;
+		goto fail;
+	}
+
+	if ((rc = lmdb_begin(sl, MDB_RDONLY, &txn)) != 0)
+		goto fail;
+	rc = mdb_get(txn, sl->dbi, &key, &val);
+	if (rc == 0) {
+		buf_add(out, val.mv_data, val.mv_size);
+		found = 1;
+	} else if (rc == MDB_NOTFOUND)
+		rc = 0;
+	mdb_txn_abort(txn);
+	if (rc != 0)
+		goto fail;
+	return found;
+fail:
+	err_set(err, "cannot read breaker '%s' in state '%s': %s", name,
+	    s->path, mdb_strerror(rc));
+	return -1;
+}
+
+static int
+lmdb_each(struct store *s, store_each_fn fn, void *arg, struct cb_err *err)
+{
+	struct store_lmdb	*sl = (struct store_lmdb *)s;
+	MDB_txn			*txn;
+	MDB_cursor		*cur;
+	MDB_val			 key, val;
+	MDB_cursor_op		 op;
+	int			 rc, r;
+
+	if (sl->env == NULL)
+		return 0;
+	if (sl->broken) {
+		rc = ENOMEM;
+		goto fail;
+	}
+	if ((rc = lmdb_begin(sl, MDB_RDONLY, &txn)) != 0)
+		goto fail;
+	if ((rc = mdb_cursor_open(txn, sl->dbi, &cur)) != 0) {
+		mdb_txn_abort(txn);
+		goto fail;
+	}
+	for (op = MDB_FIRST;; op = MDB_NEXT) {
+		if ((rc = mdb_cursor_get(cur, &key, &val, op)) != 0) {
+			if (rc == MDB_NOTFOUND)
+				rc = 0;
+			break;
+		}
+		r = fn(key.mv_data, key.mv_size, val.mv_data, val.mv_size, arg,
+		    err);
+		if (r < 0) {
+			mdb_cursor_close(cur);
+			mdb_txn_abort(txn);
+			return -1;
+		}
+		if (r > 0)
+			break;
+	}
+	mdb_cursor_close(cur);
+	mdb_txn_abort(txn);
+	if (rc != 0)
+		goto fail;
+	return 0;
+fail:
+	err_set(err, "cannot read state '%s': %s", s->path, mdb_strerror(rc));
+	return -1;
+}
+
+static void
+lmdb_close(struct store *s)
+{
+	struct store_lmdb	*sl = (struct store_lmdb *)s;
+
+	mdb_env_close(sl->env);		/* NULL is fine */
+	buf_free(&sl->out);
+	free(s->path);
+	free(sl);
+}
+
+/* Fill err for a failed mdb_env_open (or setup after it) and set errno. */
+static void
+lmdb_open_error(const char *path, int rc, struct cb_err *err)
+{
+	if (rc == MDB_INVALID)
+		err_set(err, "state '%s' is not an LMDB file", path);
+	else if (rc == MDB_VERSION_MISMATCH)
+		err_set(err, "cannot open state '%s': "
+		    "incompatible LMDB version", path);
+	else
+		err_set(err, "cannot open state '%s': %s", path,
+		    mdb_strerror(rc));
+	/* Never leave a stray ENOENT: the readonly caller trusts it. */
+	errno = rc > 0 ? rc : EINVAL;
+}
+
+struct store *
+store_lmdb_open(const struct store_opts *opts, struct cb_err *err)
+{
+	struct store_lmdb	*sl = NULL;
+	struct stat		 st;
+	MDB_env			*env = NULL;
+	MDB_txn			*txn;
+	mode_t			 mode, omask;
+	const char		*path = opts->path;
+	char			*lockpath = NULL;
+	off_t			 size = 0;
+	size_t			 len, mapsize = 0;
+	unsigned int		 flags;
+	int			 fd, rc, exists, lock_existed;
+
+	mode = opts->mode & 0777;
+	len = path != NULL ? strlen(path) : 0;
+	if (len == 0 || path[len - 1] == '/') {
+		err_set(err, "invalid state path '%s'",
+		    path != NULL ? path : "");
+		errno = EINVAL;
+		return NULL;
+	}
+
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			lmdb_open_error(path, EISDIR, err);
+			return NULL;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			err_set(err, "state '%s' is not a regular file", path);
+			errno = EINVAL;
+			return NULL;
+		}
+		exists = 1;
+		size = st.st_size;
+	} else if (errno == ENOENT) {
+		/* readonly: create nothing, not even a directory. */
+		if (opts->readonly) {
+			lmdb_open_error(path, ENOENT, err);
+			return NULL;
+		}
+		exists = 0;
+	} else {
+		lmdb_open_error(path, errno, err);
+		return NULL;
+	}
+
+	sl = xcalloc(1, sizeof *sl);
+	sl->s.ops = &lmdb_ops;
+	sl->s.path = xstrdup(path);
+	sl->readonly = opts->readonly;
+
+	/*
+	 * Read-only of a 0-byte file: the team treats it as a new, empty
+	 * store, but initialising it would be a write, so serve it empty
+	 * without an environment.
+	 */
+	if (opts->readonly && size == 0)
+		return &sl->s;
+
+	if (!exists) {
+		omask = umask(0);
+		rc = lmdb_make_parents(path, lmdb_dir_mode(mode), err);
+		umask(omask);
+		if (rc != 0)
+			goto fail;
+	}
+	/*
+	 * A new (or empty) file starts with a small map; an existing one
+	 * keeps the size recorded in it (0 = use the file's), which LMDB
+	 * never lets fall below the data already there.
+	 */
+	if (size == 0)
+		mapsize = LMDB_MAP_START;
+
+	xasprintf(&lockpath, "%s-lock", path);
+	lock_existed = lstat(lockpath, &st) == 0 || errno != ENOENT;
+
+	if (opts->readonly) {
+		/*
+		 * MDB_RDONLY opens the data file O_RDONLY, so status works on
+		 * a file we may read but not write, and can never write it.
+		 * LMDB still wants the lock file read-write (creating it if
+		 * missing).  If we cannot have it, read without the reader
+		 * table: nothing is written, at the price that a writer
+		 * committing twice during our read transaction could reuse
+		 * pages we are reading.  Good enough for a status display;
+		 * record_decode rejects what does not parse.
+		 */
+		flags = MDB_NOSUBDIR | MDB_NOTLS | MDB_RDONLY;
+		rc = lmdb_env_open(path, flags, mode, mapsize, &env);
+		if (rc == EACCES || rc == EPERM)
+			rc = lmdb_env_open(path, flags | MDB_NOLOCK, mode,
+			    mapsize, &env);
+	} else {
+		/*
+		 * MDB_NOTLS ties a reader slot to a read transaction rather
+		 * than to the thread, so a cbexec waiting minutes for its
+		 * command holds no slot: the 126-slot reader table bounds
+		 * concurrent reads, not concurrent runs.
+		 */
+		flags = MDB_NOSUBDIR | MDB_NOTLS;
+		if (opts->sync == STORE_SYNC_META)
+			flags |= MDB_NOMETASYNC;
+		else if (opts->sync == STORE_SYNC_NONE)
+			flags |= MDB_NOSYNC;
+		rc = lmdb_env_open(path, flags, mode, mapsize, &env);
+	}
+	if (rc != 0) {
+		/*
+		 * Not LMDB: nobody can use this file, so a lock file we just
+		 * created beside it is only litter.  (Any other failure may
+		 * leave a lock file another process already shares.)
+		 */
+		if (!lock_existed &&
+		    (rc == MDB_INVALID || rc == MDB_VERSION_MISMATCH))
+			(void)unlink(lockpath);
+		goto fail_rc;
+	}
+	sl->env = env;
+
+	/*
+	 * LMDB 0.9.24 opens the lock file and the meta-page descriptor with
+	 * O_CLOEXEC, but not the data file (mdb_env_get_fd hands it out for
+	 * sharing), so the command would inherit that one.
+	 */
+	if ((rc = mdb_env_get_fd(env, &fd)) != 0 ||
+	    (rc = lmdb_cloexec(fd)) != 0)
+		goto fail_rc;
+
+	/* Cheap: frees slots whose pid holds no lock any more. */
+	if ((rc = mdb_reader_check(env, NULL)) != 0)
+		goto fail_rc;
+
+	if ((rc = lmdb_begin(sl, MDB_RDONLY, &txn)) != 0)
+		goto fail_rc;
+	if ((rc = mdb_dbi_open(txn, NULL, 0, &sl->dbi)) != 0) {
+		mdb_txn_abort(txn);
+		goto fail_rc;
+	}
+	/* Commit (not abort) keeps the handle for later transactions. */
+	if ((rc = mdb_txn_commit(txn)) != 0)
+		goto fail_rc;
+
+	free(lockpath);
+	return &sl->s;
+
+fail_rc:
+	lmdb_open_error(path, rc, err);
+fail:
+	free(lockpath);
+	lmdb_close(&sl->s);
+	errno = rc > 0 ? rc : EINVAL;
+	return NULL;
+}

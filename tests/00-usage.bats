@@ -1,0 +1,154 @@
+#!/usr/bin/env bats
+# 00-usage: the command line itself: help, version, usage errors and their
+# exit codes (2 for most commands, 125 for run), breaker names, and the
+# first run on a machine with no config and no state.
+
+load helper
+
+@test "--help exits 0 and lists the commands" {
+	run -0 cb --help
+	assert_output --partial run
+	assert_output --partial status
+	assert_output --partial trip
+	assert_output --partial reset
+	assert_output --partial forget
+	assert_output --partial check
+}
+
+@test "--version exits 0 and prints a version number" {
+	run -0 cb --version
+	assert_output --regexp '[0-9]+\.[0-9]+\.[0-9]+'
+}
+
+@test "help with no command exits 0 and lists the commands" {
+	run -0 cb help
+	assert_output --partial run
+	assert_output --partial status
+}
+
+@test "help run exits 0 and describes run's options" {
+	run -0 cb help run
+	assert_output --partial --timeout
+	assert_output --partial --kill-after
+	assert_output --partial --on-open
+	assert_output --partial --foreground
+}
+
+@test "help for an unknown command is a usage error (2)" {
+	run -2 cb help frobnicate
+	assert_output --partial frobnicate
+}
+
+@test "no command at all is a usage error (2)" {
+	run -2 cb
+}
+
+@test "an unknown command is a usage error (2) that names it" {
+	run -2 cb frobnicate
+	assert_output --partial frobnicate
+}
+
+@test "an unknown global option is a usage error (2)" {
+	run -2 cb --bogus status
+}
+
+@test "an unknown option of status is a usage error (2)" {
+	run -2 cb status --bogus
+}
+
+@test "an unknown option of trip is a usage error (2)" {
+	run -2 cb trip x --bogus
+}
+
+@test "an unknown option of run is a usage error of run (125) and runs nothing" {
+	run -125 cb run x --bogus -- touch marker
+	assert [ ! -e marker ]
+}
+
+@test "run without a command is a usage error (125)" {
+	run -125 cb run x
+	run -125 cb run x --
+}
+
+@test "run without a name is a usage error (125)" {
+	run -125 cb run
+}
+
+@test "a bad timeout duration is a usage error of run (125)" {
+	run -125 cb run x -t 5parsecs -- touch marker
+	assert [ ! -e marker ]
+}
+
+@test "a name with a space is refused naming the byte and its offset" {
+	run -125 cb run 'a b' -- touch marker
+	assert_output --partial "invalid breaker name 'a b': byte 0x20 at offset 1"
+	assert [ ! -e marker ]
+}
+
+@test "a name with a non-ASCII byte is refused naming that byte" {
+	run -125 cb run 'café' -- true
+	assert_output --partial 'byte 0xc3 at offset 3'
+}
+
+@test "a bad name is a usage error (2) for commands other than run" {
+	run -2 cb trip 'a b'
+	assert_output --partial 'byte 0x20'
+	run -2 cb reset 'a;b'
+	run -2 cb forget 'a*b'
+	run -2 cb check 'a b'
+}
+
+@test "an empty name is refused" {
+	run -125 cb run '' -- true
+	run -2 cb trip ''
+}
+
+@test "a 201-byte name is refused and nothing is stored" {
+	run -125 cb run "$(name_of_len 201)" -- touch marker
+	assert [ ! -e marker ]
+	run -2 cb trip "$(name_of_len 201)"
+	run -0 cb status --names
+	assert_output ''
+}
+
+@test "a 200-byte name works" {
+	local name
+	name=$(name_of_len 200)
+	run -0 cb run "$name" -- true
+	run -0 cb status --names
+	assert_output "$name"
+}
+
+@test "every allowed character works in a name" {
+	run -0 cb run 'AZaz09._-:@/+' -- true
+	run -0 cb status --names
+	assert_output 'AZaz09._-:@/+'
+}
+
+@test "with no config file at all, run works and creates the state file 0600 and its directories" {
+	unset CBEXEC_CONFIG
+	mkdir -p "$XDG_CONFIG_HOME"
+	export CBEXEC_STATE=$T/deep/er/state.mdb
+	run -0 cb run demo -- true
+	assert [ -f "$CBEXEC_STATE" ]
+	assert_equal "$(stat -c %a "$CBEXEC_STATE")" 600
+	assert_equal "$(stat -c %a "$CBEXEC_STATE-lock")" 600
+	assert_equal "$(stat -c %a "$T/deep/er")" 700
+	run -0 cb status --names
+	assert_output demo
+}
+
+@test "option parsing stops at the command: run x printf -t 5 passes -t to printf" {
+	run --separate-stderr -0 cb run x printf -t 5
+	assert_output -- '-t'
+}
+
+@test "option parsing stops at --: options after it belong to the command" {
+	run -0 cb run x -- printf '%s|' -t 5 --foreground
+	assert_output -- '-t|5|--foreground|'
+}
+
+@test "options before the command are cbexec's: run x -t 5s echo hi" {
+	run -0 cb run x -t 5s echo hi
+	assert_output hi
+}

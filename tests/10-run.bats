@@ -1,0 +1,241 @@
+#!/usr/bin/env bats
+# 10-run: how run starts the command and what it exits with: the command's
+# own status, 128+N for a signal, 124 for a timeout, 126/127 when the
+# command cannot be run; no shell, no leaked descriptors, process groups,
+# and signals forwarded to the command.
+
+load helper
+
+# finish PID: wait (at most 5s) for the background job PID to end and set
+# rc to its exit status.
+finish() {
+	wait_for eval "! alive $1" || return 1
+	rc=0
+	wait "$1" || rc=$?
+}
+
+@test "a command that exits 0 makes run exit 0" {
+	run -0 cb run x -- true
+}
+
+@test "a command's exit status is run's exit status" {
+	run -3 cb run x -- sh -c 'exit 3'
+	run -255 cb run x -- sh -c 'exit 255'
+}
+
+@test "the command's stdout and stderr are passed through, with nothing added" {
+	run --separate-stderr -0 cb run x -- sh -c 'echo out; echo err >&2'
+	assert_output out
+	assert_equal "$stderr" err
+}
+
+@test "the command reads cbexec's stdin" {
+	run -0 bash -c 'echo data | "$CBEXEC" run x -- cat'
+	assert_output data
+}
+
+@test "arguments reach the command verbatim: spaces, empty strings, globs" {
+	run -0 cb run x -- printf '[%s]' 'a b' '' '*' '$HOME'
+	assert_output '[a b][][*][$HOME]'
+}
+
+@test "a command killed by signal 9 makes run exit 137" {
+	run -137 cb run x -- sh -c 'kill -9 $$'
+}
+
+@test "a command killed by SIGTERM makes run exit 143" {
+	run -143 cb run x -- sh -c 'kill -TERM $$'
+}
+
+@test "a command that is not found exits 127 and is recorded as ignored" {
+	run -127 cb run x -- no-such-command-cbexec-test
+	assert_equal "$(json_field x ignored)" 1
+	assert_equal "$(json_field x failures)" 0
+	assert_equal "$(json_field x consecutive_failures)" 0
+	assert_equal "$(json_field x calls)" 1
+}
+
+@test "a file without execute permission exits 126 and is recorded as ignored" {
+	printf '#!/bin/sh\ntouch marker\n' >noexec
+	chmod 0644 noexec
+	run -126 cb run x -- ./noexec
+	assert [ ! -e marker ]
+	assert_equal "$(json_field x ignored)" 1
+	assert_equal "$(json_field x failures)" 0
+}
+
+@test "a command that runs and itself exits 127 is a failure, not ignored" {
+	run -127 cb run x -- sh -c 'exit 127'
+	assert_equal "$(json_field x failures)" 1
+	assert_equal "$(json_field x ignored)" 0
+}
+
+@test "the command never goes through a shell: a string with ; is one word" {
+	run -127 cb run x -- 'touch marker; true'
+	assert [ ! -e marker ]
+	assert [ ! -e 'marker; true' ]
+}
+
+@test "a timeout ends the command at once and exits 124" {
+	local start elapsed
+	start=$(now_ms)
+	run -124 cb run x -t 200ms -- sleep 10
+	elapsed=$(($(now_ms) - start))
+	assert [ "$elapsed" -ge 200 ]
+	assert [ "$elapsed" -lt 3000 ]
+}
+
+@test "timeout from the config applies" {
+	config 'defaults = { timeout = "200ms"; kill_after = "200ms"; };'
+	run -124 cb run x -- sh -c "trap '' TERM; sleep 10"
+}
+
+@test "-o timeout=200ms works like -t 200ms" {
+	run -124 cb run x -o timeout=200ms -- sleep 10
+}
+
+@test "long options take their value after = too" {
+	run -124 cb run x --timeout=200ms --kill-after=200ms -- sh -c "trap '' TERM; sleep 10"
+}
+
+@test "a timeout is recorded as a failure and a timeout with last_exit 124" {
+	run -124 cb run x -t 100ms -- sleep 10
+	assert_equal "$(json_field x timeouts)" 1
+	assert_equal "$(json_field x failures)" 1
+	assert_equal "$(json_field x last_exit)" 124
+}
+
+@test "a command that ignores SIGTERM is killed after --kill-after and run exits 124" {
+	local start elapsed
+	start=$(now_ms)
+	run -124 cb run x -t 200ms -k 200ms -- sh -c "trap '' TERM; sleep 10"
+	elapsed=$(($(now_ms) - start))
+	assert [ "$elapsed" -ge 400 ]
+	assert [ "$elapsed" -lt 3000 ]
+}
+
+@test "a timeout reaches the command's children too" {
+	run -124 cb run x -t 300ms -k 1s -- \
+	    sh -c 'sleep 30 >/dev/null 2>&1 & echo $! >grandchild.pid; wait'
+	assert [ -s grandchild.pid ]
+	gone "$(cat grandchild.pid)"
+}
+
+@test "the command leads a process group of its own" {
+	run -0 cb run x -- sh -c 'cut -d" " -f5 /proc/$$/stat; echo $$'
+	assert_equal "${lines[0]}" "${lines[1]}"
+}
+
+@test "--foreground leaves the command in cbexec's process group" {
+	run -0 cb run x --foreground -- \
+	    sh -c 'cut -d" " -f5 /proc/$$/stat; cut -d" " -f5 /proc/$PPID/stat'
+	assert_equal "${lines[0]}" "${lines[1]}"
+}
+
+@test "--foreground still times out with 124" {
+	run -124 cb run x --foreground -t 200ms -- sleep 10
+}
+
+@test "SIGTERM to cbexec is forwarded to the command: exit 143, recorded interrupted" {
+	"$CBEXEC" run x -- sh -c 'echo $$ >child.pid; touch ready; exec sleep 10' \
+	    >out 2>&1 3>&- &
+	local pid=$!
+	echo "$pid" >cbexec.pid
+	wait_for test -e ready
+	kill -TERM "$pid"
+	finish "$pid"
+	assert_equal "$rc" 143
+	assert_equal "$(json_field x interrupted)" 1
+	assert_equal "$(json_field x failures)" 0
+	assert_equal "$(json_field x consecutive_failures)" 0
+}
+
+@test "SIGHUP to cbexec is forwarded to the command: exit 129, recorded interrupted" {
+	"$CBEXEC" run x -- sh -c 'echo $$ >child.pid; touch ready; exec sleep 10' \
+	    >out 2>&1 3>&- &
+	local pid=$!
+	echo "$pid" >cbexec.pid
+	wait_for test -e ready
+	kill -HUP "$pid"
+	finish "$pid"
+	assert_equal "$rc" 129
+	assert_equal "$(json_field x interrupted)" 1
+}
+
+@test "a command that handles the forwarded SIGTERM exits with its own status" {
+	"$CBEXEC" run x -- sh -c 'trap "exit 7" TERM; touch ready; while :; do sleep 0.05; done' \
+	    >out 2>&1 3>&- &
+	local pid=$!
+	echo "$pid" >cbexec.pid
+	wait_for test -e ready
+	kill -TERM "$pid"
+	finish "$pid"
+	assert_equal "$rc" 7
+	assert_equal "$(json_field x interrupted)" 1
+	assert_equal "$(json_field x failures)" 0
+}
+
+@test "the command inherits no descriptor beyond stdin, stdout and stderr" {
+	# Close everything above 2 first, so any extra descriptor is cbexec's.
+	run -0 bash -c 'for f in /proc/$$/fd/*; do n=${f##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done
+	    exec "$CBEXEC" run x -- sh -c "ls /proc/\$\$/fd"'
+	assert_equal "${lines[*]}" "0 1 2"
+}
+
+@test "a descriptor cbexec itself inherited is not passed to the command" {
+	run -0 bash -c 'for f in /proc/$$/fd/*; do n=${f##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done
+	    exec 7</dev/null
+	    exec "$CBEXEC" run x -- sh -c "ls /proc/\$\$/fd"'
+	assert_equal "${lines[*]}" "0 1 2"
+}
+
+@test "no transaction is held while the command runs: other runs and status go on" {
+	"$CBEXEC" run x -- sh -c 'touch started; while [ ! -e release ]; do sleep 0.02; done' \
+	    >out 2>&1 3>&- &
+	local pid=$!
+	echo "$pid" >cbexec.pid
+	wait_for test -e started
+	run -0 timeout 5 "$CBEXEC" run other -- true
+	run -0 timeout 5 "$CBEXEC" trip third
+	run -0 timeout 5 "$CBEXEC" status --json
+	touch release
+	finish "$pid"
+	assert_equal "$rc" 0
+	assert_equal "$(json_field x successes)" 1
+}
+
+@test "CBEXEC_DISABLE=1 runs the command unguarded" {
+	skip "CBEXEC_DISABLE comes with a later issue"
+}
+
+@test "a directory as the command exits 126" {
+	mkdir adir
+	run -126 cb run x -- ./adir
+	assert_equal "$(json_field x ignored)" 1
+}
+
+@test "a quick command with a long timeout does not wait for the timeout" {
+	local start
+	start=$(now_ms)
+	run -0 cb run x -t 10s -- true
+	assert [ "$(($(now_ms) - start))" -lt 2000 ]
+	assert_equal "$(json_field x timeouts)" 0
+}
+
+@test "with --foreground SIGTERM to cbexec is still forwarded: exit 143, interrupted" {
+	"$CBEXEC" run x --foreground -- sh -c 'echo $$ >child.pid; touch ready; exec sleep 10' \
+	    >out 2>&1 3>&- &
+	local pid=$!
+	echo "$pid" >cbexec.pid
+	wait_for test -e ready
+	kill -TERM "$pid"
+	finish "$pid"
+	assert_equal "$rc" 143
+	assert_equal "$(json_field x interrupted)" 1
+}
+
+@test "a large output passes through whole" {
+	run -0 cb run x -- seq 1 100000
+	assert_equal "${#lines[@]}" 100000
+	assert_equal "${lines[99999]}" 100000
+}

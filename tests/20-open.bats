@@ -1,0 +1,388 @@
+#!/usr/bin/env bats
+# 20-open: the breaker itself: tripping, refusing, the cool-down and the
+# half-open probes, backoff, check, epoch fencing, probe leases and a
+# clock that steps back.  Clock moves use faketime (cb_at, AT=...).
+
+load helper
+
+# A probe command that announces itself and then waits for ./release.
+PROBE='touch started.$$; echo $$ >child.$$.pid; echo $PPID >holder.$$.pid; while [ ! -e release ]; do sleep 0.02; done'
+
+@test "five consecutive failures open the breaker" {
+	fail_n x 5
+	assert_equal "$(json_field x state)" open
+	assert_equal "$(json_field x consecutive_failures)" 5
+}
+
+@test "four consecutive failures leave it closed" {
+	fail_n x 4
+	assert_equal "$(json_field x state)" closed
+	run -0 cb run x -- true
+}
+
+@test "an open breaker refuses with 75 and does not run the command" {
+	fail_n x 5
+	run -75 cb run x -- sh -c 'touch marker'
+	assert [ ! -e marker ]
+	assert_output --regexp '^cbexec: x: circuit open, retry in [0-9][0-9a-z.]* \(5 consecutive failures\)$'
+	assert_equal "$(json_field x rejected)" 1
+}
+
+@test "transitions are not printed on stderr by default (log = syslog)" {
+	fail_n x 4
+	run -1 cb run x -- false
+	assert_output ''
+	assert_equal "$(json_field x state)" open
+}
+
+@test "every transition moves the epoch: open, half-open, closed" {
+	fail_n x 5
+	local e
+	e=$(json_field x epoch)
+	run -0 cb_at +61s run x -- true
+	assert_equal "$(json_field x state)" closed
+	assert_equal "$(json_field x epoch)" "$((e + 2))"
+}
+
+@test "a refusal does not change the counts of runs" {
+	fail_n x 5
+	run -75 cb run x -- true
+	run -75 cb run x -- true
+	assert_equal "$(json_field x rejected)" 2
+	assert_equal "$(json_field x failures)" 5
+	assert_equal "$(json_field x successes)" 0
+	assert_equal "$(json_field x calls)" 5
+}
+
+@test "a success between failures resets the streak" {
+	fail_n x 4
+	ok_n x 1
+	fail_n x 4
+	assert_equal "$(json_field x state)" closed
+	assert_equal "$(json_field x consecutive_failures)" 4
+}
+
+@test "trip.failures from the config sets the threshold" {
+	config 'defaults = { trip = { failures = 2; }; };'
+	fail_n x 2
+	run -75 cb run x -- true
+}
+
+@test "-q leaves out the refusal line but not the exit status" {
+	fail_n x 5
+	run -75 cb -q run x -- true
+	assert_output ''
+}
+
+@test "--on-open skip exits 0 silently without running the command" {
+	fail_n x 5
+	run -0 cb run x --on-open skip -- sh -c 'touch marker'
+	assert_output ''
+	assert [ ! -e marker ]
+}
+
+@test "on_open = skip in the config exits 0 silently" {
+	config 'defaults = { on_open = "skip"; };'
+	fail_n x 5
+	run -0 cb run x -- sh -c 'touch marker'
+	assert_output ''
+	assert [ ! -e marker ]
+}
+
+@test "--on-open fail on the command line beats on_open = skip in the config" {
+	config 'defaults = { on_open = "skip"; };'
+	fail_n x 5
+	run -75 cb run x --on-open fail -- true
+}
+
+@test "open_exit_code from the config is the refusal's exit status" {
+	config 'defaults = { open_exit_code = 99; };'
+	fail_n x 5
+	run -99 cb run x -- true
+}
+
+@test "-o open_exit_code=3 is the refusal's exit status" {
+	fail_n x 5
+	run -3 cb run x -o open_exit_code=3 -- true
+}
+
+@test "check exits 0 for a closed breaker and for an unknown one" {
+	fail_n x 2
+	run -0 cb check x
+	run -0 cb check never-seen
+}
+
+@test "check exits 75 for an open breaker and runs nothing" {
+	fail_n x 5
+	run -75 cb check x
+}
+
+@test "check exits open_exit_code when the config sets one" {
+	config 'defaults = { open_exit_code = 99; };'
+	fail_n x 5
+	run -99 cb check x
+}
+
+@test "check exits open_exit_code even with on_open = skip" {
+	config 'defaults = { on_open = "skip"; };'
+	fail_n x 5
+	run -75 cb check x
+}
+
+@test "before the cool-down has passed the breaker stays open" {
+	fail_n x 5
+	run -75 cb_at +50s run x -- sh -c 'touch marker'
+	assert [ ! -e marker ]
+}
+
+@test "after the cool-down a probe runs and its success closes the breaker" {
+	fail_n x 5
+	run -0 cb_at +61s run x -- sh -c 'touch marker'
+	assert [ -e marker ]
+	assert_equal "$(json_field x state)" closed
+	assert_equal "$(json_field x consecutive_failures)" 0
+}
+
+@test "check after the cool-down exits 0 and takes no probe slot" {
+	fail_n x 5
+	run -0 cb_at +61s check x
+	run -0 cb_at +61s check x
+	run -0 cb_at +61s run x -- true
+	assert_equal "$(json_field x state)" closed
+}
+
+@test "a failed probe re-opens the breaker with the cool-down doubled" {
+	fail_n x 5
+	assert_equal "$(open_period x)" 60000
+	run -1 cb_at +61s run x -- false
+	assert_equal "$(json_field x state)" open
+	assert_equal "$(open_period x)" 120000
+	run -75 cb_at +170s run x -- true
+	run -0 cb_at +182s run x -- true
+	assert_equal "$(json_field x state)" closed
+}
+
+@test "the refusal after a failed probe gives the probe's failure as the reason" {
+	fail_n x 5
+	run -7 cb_at +61s run x -- sh -c 'exit 7'
+	run -75 cb_at +62s run x -- true
+	assert_output --partial 'circuit open, retry in'
+	assert_output --partial '(probe failed (exit 7))'
+}
+
+@test "the cool-down is capped by max_open_timeout" {
+	config 'defaults = { max_open_timeout = "90s"; };'
+	fail_n x 5
+	run -1 cb_at +61s run x -- false
+	assert_equal "$(open_period x)" 90000
+	run -1 cb_at +152s run x -- false
+	assert_equal "$(open_period x)" 90000
+}
+
+@test "backoff = 1.0 keeps the cool-down unchanged" {
+	config 'defaults = { backoff = 1.0; };'
+	fail_n x 5
+	run -1 cb_at +61s run x -- false
+	assert_equal "$(open_period x)" 60000
+}
+
+@test "closing resets the cool-down to open_timeout" {
+	fail_n x 5
+	run -1 cb_at +61s run x -- false
+	run -0 cb_at +182s run x -- true
+	AT=+183s fail_n x 5
+	assert_equal "$(open_period x)" 60000
+}
+
+@test "open_timeout from the config sets the first cool-down" {
+	config 'defaults = { open_timeout = "30s"; };'
+	fail_n x 5
+	assert_equal "$(open_period x)" 30000
+	run -0 cb_at +31s run x -- true
+}
+
+@test "jitter spreads open_until later by up to that fraction" {
+	config 'defaults = { jitter = 0.5; };'
+	fail_n x 5
+	local p
+	p=$(open_period x)
+	assert [ "$p" -ge 60000 ]
+	assert [ "$p" -lt 90000 ]
+}
+
+@test "an ignored probe frees its slot and leaves the breaker half-open" {
+	fail_n x 5
+	run -127 cb_at +61s run x -- no-such-command-cbexec-test
+	assert_equal "$(json_field x state)" half-open
+	run -0 cb_at +62s run x -- true
+	assert_equal "$(json_field x state)" closed
+}
+
+@test "a probe that ends after a reset is stale: its failure does not re-open" {
+	fail_n x 5
+	bg 1 cb_at +61s run x -- sh -c "$PROBE; exit 1"
+	wait_for eval '[ "$(count started.*)" -eq 1 ]'
+	run -0 cb reset x
+	touch release
+	bg_wait 1
+	assert_equal "$(bg_rc 1)" 1
+	assert_equal "$(json_field x state)" closed
+	assert_equal "$(json_field x stale)" 1
+	run -0 cb run x -- true
+}
+
+@test "with half_open_max_calls = 2 one success leaves it half-open, two close it" {
+	config 'defaults = { half_open_max_calls = 2; };'
+	fail_n x 5
+	run -0 cb_at +61s run x -- true
+	assert_equal "$(json_field x state)" half-open
+	run -0 cb_at +62s run x -- true
+	assert_equal "$(json_field x state)" closed
+}
+
+@test "with half_open_max_calls = 2 a failure after one success re-opens" {
+	config 'defaults = { half_open_max_calls = 2; };'
+	fail_n x 5
+	run -0 cb_at +61s run x -- true
+	run -1 cb_at +62s run x -- false
+	assert_equal "$(json_field x state)" open
+}
+
+@test "only half_open_max_calls probes run at once; the others are refused" {
+	config 'defaults = { half_open_max_calls = 2; open_timeout = "200ms"; };'
+	fail_n x 5
+	sleep 0.3
+	local i
+	for i in 1 2 3 4; do
+		bg "$i" "$CBEXEC" run x -- sh -c "$PROBE"
+	done
+	wait_for eval '[ $(($(count started.*) + $(count rc.*))) -eq 4 ]'
+	assert_equal "$(count started.*)" 2
+	assert_equal "$(cat rc.*)" "$(printf '75\n75')"
+	run -0 cat err.*
+	assert_output --partial 'circuit half-open, 2 of 2 probes running, retry later'
+	run -75 cb check x
+	touch release
+	bg_wait 1 2 3 4
+	assert_equal "$(sort -n rc.1 rc.2 rc.3 rc.4 | tr '\n' ' ')" '0 0 75 75 '
+	assert_equal "$(json_field x state)" closed
+	assert_equal "$(json_field x successes)" 2
+}
+
+@test "a run admitted before a manual trip is stale: its success does not close" {
+	bg 1 "$CBEXEC" run x -- sh -c 'touch started; while [ ! -e release ]; do sleep 0.02; done'
+	wait_for test -e started
+	run -0 cb trip x
+	local epoch
+	epoch=$(json_field x epoch)
+	touch release
+	bg_wait 1
+	assert_equal "$(bg_rc 1)" 0
+	assert_equal "$(json_field x state)" open
+	assert_equal "$(json_field x stale)" 1
+	assert_equal "$(json_field x successes)" 0
+	assert_equal "$(json_field x epoch)" "$epoch"
+}
+
+@test "a run admitted before a reset is stale: its failure cannot trip the breaker" {
+	fail_n x 4
+	bg 1 "$CBEXEC" run x -- sh -c 'touch started; while [ ! -e release ]; do sleep 0.02; done; exit 1'
+	wait_for test -e started
+	run -0 cb reset x
+	fail_n x 4
+	touch release
+	bg_wait 1
+	assert_equal "$(bg_rc 1)" 1
+	assert_equal "$(json_field x state)" closed
+	assert_equal "$(json_field x stale)" 1
+	assert_equal "$(json_field x consecutive_failures)" 4
+}
+
+@test "a probe whose holder was killed is reclaimed: the next call is refused and it re-opens" {
+	fail_n x 5
+	bg 1 cb_at +61s run x -- sh -c "$PROBE"
+	wait_for eval '[ "$(count started.*)" -eq 1 ]'
+	assert_equal "$(json_field x state)" half-open
+	local holder child
+	holder=$(cat holder.*.pid)
+	child=$(cat child.*.pid)
+	kill -9 "$holder"
+	kill -9 "$child"
+	bg_wait 1
+	gone "$holder"
+	run -75 cb_at +62s run x -- sh -c 'touch marker'
+	assert [ ! -e marker ]
+	assert_output --partial 'probe slot lost'
+	assert_equal "$(json_field x state)" open
+	assert_equal "$(open_period x)" 120000
+}
+
+@test "a probe whose lease has passed is reclaimed even though its holder lives" {
+	config 'defaults = { probe_lease = "5s"; };'
+	fail_n x 5
+	bg 1 cb_at +61s run x -- sh -c "$PROBE"
+	wait_for eval '[ "$(count started.*)" -eq 1 ]'
+	run -75 cb_at +61s run x -- true
+	assert_output --partial 'half-open'
+	run -75 cb_at +70s run x -- sh -c 'touch marker'
+	assert [ ! -e marker ]
+	assert_output --partial 'lease'
+	assert_equal "$(json_field x state)" open
+	touch release
+	bg_wait 1
+	assert_equal "$(bg_rc 1)" 0
+	assert_equal "$(json_field x stale)" 1
+	assert_equal "$(json_field x state)" open
+}
+
+@test "a clock stepped back keeps an open breaker open for at most one cool-down" {
+	# Opened while the clock was a day ahead; now it is back to real time.
+	AT=+1d fail_n x 5
+	run -75 cb run x -- true
+	local until now
+	until=$(time_ms x open_until)
+	now=$(now_ms)
+	assert [ "$((until - now))" -le 60000 ]
+	run -0 cb_at +61s run x -- true
+	assert_equal "$(json_field x state)" closed
+}
+
+@test "rate policy: no verdict below min_calls" {
+	config 'defaults = { trip = { policy = "rate"; window = 4; min_calls = 4; failure_rate = 0.5; }; };'
+	fail_n x 3
+	assert_equal "$(json_field x state)" closed
+	fail_n x 1
+	assert_equal "$(json_field x state)" open
+}
+
+@test "rate policy: opens when failures reach failure_rate of the window" {
+	config 'defaults = { trip = { policy = "rate"; window = 4; min_calls = 4; failure_rate = 0.5; }; };'
+	ok_n x 1
+	fail_n x 1
+	ok_n x 1
+	assert_equal "$(json_field x state)" closed
+	fail_n x 1
+	assert_equal "$(json_field x state)" open
+}
+
+@test "time policy: successes do not clear the window" {
+	config 'defaults = { trip = { policy = "time"; failures = 3; period = "60s"; }; };'
+	fail_n x 1
+	ok_n x 1
+	fail_n x 1
+	ok_n x 1
+	assert_equal "$(json_field x state)" closed
+	fail_n x 1
+	assert_equal "$(json_field x state)" open
+}
+
+@test "time policy: failures older than the period no longer count" {
+	config 'defaults = { trip = { policy = "time"; failures = 3; period = "60s"; }; };'
+	fail_n x 2
+	AT=+61s fail_n x 1
+	assert_equal "$(json_field x state)" closed
+	AT=+62s fail_n x 1
+	assert_equal "$(json_field x state)" closed
+	AT=+63s fail_n x 1
+	assert_equal "$(json_field x state)" open
+}

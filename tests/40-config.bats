@@ -1,0 +1,304 @@
+#!/usr/bin/env bats
+# 40-config: finding the config file, reporting its mistakes (file, line and
+# key; 125 for run, 1 for other commands), layering defaults, breakers
+# entries and the command line.
+
+load helper
+
+# exit_code_in FILE N: a config file whose refusals exit N.
+exit_code_in() {
+	mkdir -p "$(dirname "$1")"
+	printf 'defaults = { open_exit_code = %s; };\n' "$2" >"$1"
+}
+
+@test "-c beats CBEXEC_CONFIG" {
+	exit_code_in "$CBEXEC_CONFIG" 90
+	exit_code_in "$T/dash-c.conf" 91
+	run -0 cb trip x
+	run -91 cb -c "$T/dash-c.conf" run x -- true
+	run -91 cb --config "$T/dash-c.conf" run x -- true
+	run -90 cb run x -- true
+}
+
+@test "CBEXEC_CONFIG beats the XDG config file" {
+	exit_code_in "$CBEXEC_CONFIG" 90
+	exit_code_in "$XDG_CONFIG_HOME/cbexec/cbexec.conf" 92
+	run -0 cb trip x
+	run -90 cb run x -- true
+}
+
+@test "without -c or CBEXEC_CONFIG, \$XDG_CONFIG_HOME/cbexec/cbexec.conf is read" {
+	unset CBEXEC_CONFIG
+	exit_code_in "$XDG_CONFIG_HOME/cbexec/cbexec.conf" 92
+	run -0 cb trip x
+	run -92 cb run x -- true
+}
+
+@test "without XDG_CONFIG_HOME, ~/.config/cbexec/cbexec.conf is read" {
+	unset CBEXEC_CONFIG XDG_CONFIG_HOME
+	exit_code_in "$HOME/.config/cbexec/cbexec.conf" 93
+	run -0 cb trip x
+	run -93 cb run x -- true
+}
+
+@test "a missing XDG config file is no error: built-in defaults apply" {
+	unset CBEXEC_CONFIG
+	run -0 cb trip x
+	run -75 cb run x -- true
+}
+
+@test "a missing -c file is an error naming it: 125 for run, 1 for the others" {
+	run -125 cb -c "$T/nope.conf" run x -- touch marker
+	assert [ ! -e marker ]
+	assert_output --partial "$T/nope.conf"
+	run -1 cb -c "$T/nope.conf" status
+	assert_output --partial "$T/nope.conf"
+	run -1 cb -c "$T/nope.conf" trip x
+	run -1 cb -c "$T/nope.conf" check x
+}
+
+@test "a missing CBEXEC_CONFIG file is an error naming it" {
+	export CBEXEC_CONFIG=$T/nope.conf
+	run -125 cb run x -- true
+	assert_output --partial "$T/nope.conf"
+	run -1 cb status
+}
+
+@test "an unknown key is an error naming file, line and key" {
+	config 'defaults = {' '  open_timeout = "30s";' '  bogus = 1;' '};'
+	run -125 cb run x -- touch marker
+	assert [ ! -e marker ]
+	assert_output --partial "$CBEXEC_CONFIG:3:"
+	assert_output --partial bogus
+	run -1 cb status
+	assert_output --partial "$CBEXEC_CONFIG:3:"
+}
+
+@test "an unknown key inside trip is an error naming file, line and key" {
+	config 'defaults = {' '  trip = {' '    failurez = 3;' '  };' '};'
+	run -125 cb run x -- true
+	assert_output --partial "$CBEXEC_CONFIG:3:"
+	assert_output --partial failurez
+}
+
+@test "an unknown top-level key is an error" {
+	config 'state_mod = "0600";'
+	run -125 cb run x -- true
+	assert_output --partial "$CBEXEC_CONFIG:1:"
+	assert_output --partial state_mod
+}
+
+@test "an unknown key in a breakers entry is an error, whatever the name run" {
+	config 'breakers = (' '  { match = "other"; open_timout = "5s"; }' ');'
+	run -125 cb run x -- true
+	assert_output --partial "$CBEXEC_CONFIG:2:"
+	assert_output --partial open_timout
+}
+
+@test "a string where an integer is wanted is a type error naming the key" {
+	config 'defaults = {' '  trip = { failures = "5"; };' '};'
+	run -125 cb run x -- true
+	assert_output --partial "$CBEXEC_CONFIG:2:"
+	assert_output --partial trip.failures
+}
+
+@test "a boolean where a number is wanted is a type error" {
+	config 'defaults = { jitter = true; };'
+	run -125 cb run x -- true
+	assert_output --partial "$CBEXEC_CONFIG:1:"
+	assert_output --partial jitter
+}
+
+@test "a value out of range is an error naming file, line, key and value" {
+	config '# comment' 'defaults = { trip = { failures = 0; }; };'
+	run -125 cb run x -- true
+	assert_output --partial "$CBEXEC_CONFIG:2: trip.failures:"
+	assert_output --partial 'not 0'
+}
+
+@test "an open_exit_code above 255 is an error" {
+	config 'defaults = { open_exit_code = 256; };'
+	run -125 cb run x -- true
+	assert_output --partial open_exit_code
+}
+
+@test "a jitter above 1 is an error" {
+	config 'defaults = { jitter = 1.5; };'
+	run -125 cb run x -- true
+	assert_output --partial jitter
+}
+
+@test "the integer 3000000000 is reported as itself, not wrapped" {
+	config 'defaults = { open_exit_code = 3000000000; };'
+	run -125 cb run x -- true
+	assert_output --partial 3000000000
+	refute_output --partial -1294967296
+}
+
+@test "an integer that would wrap to a valid value (2^32 + 5) is still an error" {
+	config 'defaults = { trip = { failures = 4294967301; }; };'
+	run -125 cb run x -- true
+	assert_output --partial trip.failures
+}
+
+@test "a syntax error is an error naming file and line" {
+	config 'defaults = {' '  trip = ;' '};'
+	run -125 cb run x -- touch marker
+	assert [ ! -e marker ]
+	assert_output --partial "$CBEXEC_CONFIG:2"
+	run -1 cb status
+}
+
+@test "a bad value of a top-level key is an error" {
+	config 'sync = "sometimes";'
+	run -125 cb run x -- true
+	assert_output --partial sync
+	config 'on_store_error = "maybe";'
+	run -125 cb run x -- true
+	assert_output --partial on_store_error
+	config 'state_mode = "0999";'
+	run -125 cb run x -- true
+	assert_output --partial state_mode
+}
+
+@test "every top-level key of SPEC section 4 is accepted" {
+	config "state = \"$T/from-config.mdb\";" \
+	    'state_mode = "0600";' 'sync = "none";' 'max_breakers = 1000;' \
+	    'on_store_error = "closed";' 'log = "none";' \
+	    'on_transition = [ "/bin/true" ];' \
+	    'defaults = { trip = { policy = "consecutive"; failures = 5; period = "60s"; window = 20; min_calls = 10; failure_rate = 0.5; };' \
+	    '  open_timeout = "30s"; max_open_timeout = "10m"; backoff = 2.0; jitter = 0.0; half_open_max_calls = 1;' \
+	    '  probe_lease = "1h"; timeout = "1h"; kill_after = "10s"; failure_codes = "1-255"; success_codes = "0";' \
+	    '  timeout_is = "failure"; signal_is = "failure"; slow_call = 0; on_open = "fail"; open_exit_code = 75; };' \
+	    'breakers = ( { match = "warehouse-*"; preset = "curl"; } );'
+	run -0 cb run x -- true
+}
+
+@test "the first matching breakers entry is laid over defaults" {
+	config 'defaults = { open_exit_code = 80; };' \
+	    'breakers = (' \
+	    '  { match = "api-*"; open_exit_code = 81; },' \
+	    '  { match = "api-payments"; open_exit_code = 82; },' \
+	    '  { match = "*"; trip = { failures = 2; }; }' \
+	    ');'
+	run -0 cb trip api-payments other
+	run -81 cb run api-payments -- true
+	run -80 cb run other -- true
+}
+
+@test "only the first matching entry applies, not later ones" {
+	config 'breakers = (' \
+	    '  { match = "api-*"; open_exit_code = 81; },' \
+	    '  { match = "*"; trip = { failures = 2; }; }' \
+	    ');'
+	fail_n api-x 2
+	assert_equal "$(json_field api-x state)" closed
+	fail_n db 2
+	assert_equal "$(json_field db state)" open
+}
+
+@test "-o beats the config" {
+	config 'defaults = { open_exit_code = 80; };'
+	run -0 cb trip x
+	run -70 cb run x -o open_exit_code=70 -- true
+}
+
+@test "-o with an unknown key, no '=' or a bad value is refused (125)" {
+	run -125 cb run x -o bogus=1 -- touch marker
+	assert_output --partial bogus
+	run -125 cb run x -o trip.failures -- touch marker
+	run -125 cb run x -o trip.failures=abc -- touch marker
+	run -125 cb run x -o trip.failures=0 -- touch marker
+	run -125 cb run x -o jitter=2 -- touch marker
+	assert [ ! -e marker ]
+}
+
+@test "-o trip.failures=2 is parsed by the key's own type" {
+	fail_n x 2 -o trip.failures=2
+	run -75 cb run x -- true
+}
+
+@test "durations: 1m30s, a bare integer of seconds, 1.5s, 250ms, 2h" {
+	config 'defaults = { open_timeout = "1m30s"; };'
+	run -0 cb trip a
+	assert_equal "$(open_period a)" 90000
+	config 'defaults = { open_timeout = 90; };'
+	run -0 cb trip b
+	assert_equal "$(open_period b)" 90000
+	config 'defaults = { open_timeout = "1.5s"; };'
+	run -0 cb trip c
+	assert_equal "$(open_period c)" 1500
+	config 'defaults = { open_timeout = "250ms"; };'
+	run -0 cb trip d
+	assert_equal "$(open_period d)" 250
+	config 'defaults = { open_timeout = "2h"; max_open_timeout = "1d"; };'
+	run -0 cb trip e
+	assert_equal "$(open_period e)" 7200000
+}
+
+@test "a bad duration in the config is an error naming the key" {
+	config 'defaults = {' '  open_timeout = "5 parsecs";' '};'
+	run -125 cb run x -- true
+	assert_output --partial "$CBEXEC_CONFIG:2:"
+	assert_output --partial open_timeout
+}
+
+@test "a config change applies at the next run and keeps the breaker's counts" {
+	fail_n x 3
+	config 'defaults = { trip = { failures = 4; }; };'
+	assert_equal "$(json_field x consecutive_failures)" 3
+	fail_n x 1
+	assert_equal "$(json_field x state)" open
+}
+
+@test "as root, a config file that others can write is refused" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root"
+	chmod 0646 "$CBEXEC_CONFIG"
+	run -125 cb run x -- touch marker
+	assert [ ! -e marker ]
+	assert_output --partial "$CBEXEC_CONFIG"
+	chmod 0664 "$CBEXEC_CONFIG"
+	run -125 cb run x -- true
+	chmod 0644 "$CBEXEC_CONFIG"
+	run -0 cb run x -- true
+}
+
+@test "a breakers entry without match is an error naming file and line" {
+	config 'breakers = (' '  { open_timeout = "5s"; }' ');'
+	run -125 cb run x -- true
+	assert_output --partial "$CBEXEC_CONFIG:2"
+	assert_output --partial match
+}
+
+@test "an unknown trip.policy is an error" {
+	config 'defaults = { trip = { policy = "sometimes"; }; };'
+	run -125 cb run x -- true
+	assert_output --partial trip.policy
+}
+
+@test "trip.window above 1000 is an error" {
+	config 'defaults = { trip = { policy = "rate"; window = 1001; }; };'
+	run -125 cb run x -- true
+	assert_output --partial trip.window
+}
+
+@test "half_open_max_calls = 0 is an error" {
+	config 'defaults = { half_open_max_calls = 0; };'
+	run -125 cb run x -- true
+	assert_output --partial half_open_max_calls
+}
+
+@test "--on-open with a value other than fail or skip is refused (125)" {
+	run -125 cb run x --on-open maybe -- touch marker
+	assert [ ! -e marker ]
+}
+
+@test "log = stderr prints transitions on stderr, log = none prints nothing" {
+	config 'log = "stderr";'
+	run -0 cb trip x
+	assert_output --partial x
+	assert_output --partial open
+	config 'log = "none";'
+	run -0 cb trip y
+	assert_output ''
+}

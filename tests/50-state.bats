@@ -1,0 +1,230 @@
+#!/usr/bin/env bats
+# 50-state: the LMDB state file: where it is, the modes it gets, what
+# happens when it is not LMDB (never written, on_store_error), many
+# processes at once, and many breakers.
+
+load helper
+
+# garbage FILE: a file that is certainly not LMDB, and a copy to compare.
+garbage() {
+	local i
+	for ((i = 0; i < 256; i++)); do
+		printf 'this is not an lmdb file.\n'
+	done >"$1"
+	cp "$1" "$1.orig"
+}
+
+@test "-s names the state file and beats CBEXEC_STATE" {
+	run -0 cb -s "$T/other.mdb" run x -- true
+	assert [ -f "$T/other.mdb" ]
+	assert [ ! -e "$CBEXEC_STATE" ]
+	run -0 cb --state "$T/other.mdb" status --names
+	assert_output x
+	run -0 cb status --names
+	assert_output ''
+}
+
+@test "CBEXEC_STATE names the state file" {
+	export CBEXEC_STATE=$T/env.mdb
+	run -0 cb run x -- true
+	assert [ -f "$T/env.mdb" ]
+}
+
+@test "the config's state is used without -s and CBEXEC_STATE" {
+	unset CBEXEC_STATE
+	config "state = \"$T/from-config.mdb\";"
+	run -0 cb run x -- true
+	assert [ -f "$T/from-config.mdb" ]
+}
+
+@test "CBEXEC_STATE beats the config's state" {
+	config "state = \"$T/from-config.mdb\";"
+	run -0 cb run x -- true
+	assert [ -f "$CBEXEC_STATE" ]
+	assert [ ! -e "$T/from-config.mdb" ]
+}
+
+@test "missing directories of the state path are created" {
+	run -0 cb -s "$T/a/b/c/state.mdb" run x -- true
+	assert [ -f "$T/a/b/c/state.mdb" ]
+	assert_equal "$(stat -c %a "$T/a/b/c")" 700
+}
+
+@test "the state file and its lock get mode 0600 whatever the umask" {
+	umask 000
+	run -0 cb run x -- true
+	assert_equal "$(stat -c %a "$CBEXEC_STATE")" 600
+	assert_equal "$(stat -c %a "$CBEXEC_STATE-lock")" 600
+}
+
+@test "state_mode = 0660 is applied exactly under umask 077" {
+	config 'state_mode = "0660";'
+	umask 077
+	run -0 cb -s "$T/shared/state.mdb" run x -- true
+	assert_equal "$(stat -c %a "$T/shared/state.mdb")" 660
+	assert_equal "$(stat -c %a "$T/shared/state.mdb-lock")" 660
+	# The created directory lets the group reach the file.
+	assert [ "$(($(stat -c '0%a' "$T/shared") & 010))" -ne 0 ]
+}
+
+@test "status on a missing state file shows nothing and does not create it" {
+	run -0 cb status
+	run -0 cb status --names
+	assert_output ''
+	assert [ ! -e "$CBEXEC_STATE" ]
+}
+
+@test "status on a missing state file creates no directories either" {
+	run -0 cb -s "$T/no/such/dir/state.mdb" status
+	assert [ ! -e "$T/no" ]
+}
+
+@test "a state path that is a directory: run warns and runs, status exits 1" {
+	mkdir sdir
+	run -0 cb -s "$T/sdir" run x -- touch marker
+	assert [ -e marker ]
+	assert_output --partial "$T/sdir"
+	run -1 cb -s "$T/sdir" status
+}
+
+@test "an empty (0-byte) state file is taken as a new store" {
+	: >"$CBEXEC_STATE"
+	run -0 cb run x -- true
+	run -0 cb status --names
+	assert_output x
+}
+
+@test "a state file that is not LMDB: run runs the command unguarded and warns" {
+	garbage "$CBEXEC_STATE"
+	run -3 cb run x -- sh -c 'touch marker; exit 3'
+	assert [ -e marker ]
+	assert_output --partial warning
+	assert_output --partial "$CBEXEC_STATE"
+	assert_output --partial unguarded
+	cmp "$CBEXEC_STATE" "$CBEXEC_STATE.orig"
+}
+
+@test "a state file that is not LMDB: with on_store_error = closed run exits 125 and runs nothing" {
+	config 'on_store_error = "closed";'
+	garbage "$CBEXEC_STATE"
+	run -125 cb run x -- touch marker
+	assert [ ! -e marker ]
+	assert_output --partial "$CBEXEC_STATE"
+	cmp "$CBEXEC_STATE" "$CBEXEC_STATE.orig"
+}
+
+@test "a state file that is not LMDB: other commands exit 1 naming it and never write it" {
+	garbage "$CBEXEC_STATE"
+	run -1 cb status
+	assert_output --partial "$CBEXEC_STATE"
+	run -1 cb status --json
+	run -1 cb check x
+	run -1 cb trip x
+	run -1 cb reset x
+	run -1 cb forget x
+	cmp "$CBEXEC_STATE" "$CBEXEC_STATE.orig"
+}
+
+@test "a state file that cannot be created: run warns and runs the command" {
+	: >"$T/file"
+	run -0 cb -s "$T/file/state.mdb" run x -- touch marker
+	assert [ -e marker ]
+	assert_output --partial "$T/file/state.mdb"
+}
+
+@test "a state file that cannot be created: with on_store_error = closed, 125" {
+	config 'on_store_error = "closed";'
+	: >"$T/file"
+	run -125 cb -s "$T/file/state.mdb" run x -- touch marker
+	assert [ ! -e marker ]
+}
+
+@test "the state file is plain LMDB" {
+	run -0 cb run x -- true
+	run -0 mdb_stat -n "$CBEXEC_STATE"
+}
+
+@test "a record from a newer cbexec is refused naming file and breaker, and never rewritten" {
+	run -0 cb run victim -- true
+	run -0 cb run bystander -- true
+	# Bump victim's record format version (after the magic CBRK) to 7.
+	if ! mdb_dump -n -a "$CBEXEC_STATE" >dump 2>/dev/null || ! grep -q '^ ' dump; then
+		mdb_dump -n "$CBEXEC_STATE" >dump
+	fi
+	grep -q '^ 4342524b0100' dump
+	awk 'prev == " 76696374696d" { sub(/^ 4342524b0100/, " 4342524b0700") }
+	    { print; prev = $0 }' dump >dump.new
+	run -1 cmp -s dump dump.new
+	rm -f "$CBEXEC_STATE" "$CBEXEC_STATE-lock"
+	mdb_load -n -f dump.new "$CBEXEC_STATE"
+	mdb_dump -n -a "$CBEXEC_STATE" >dump.before 2>/dev/null || mdb_dump -n "$CBEXEC_STATE" >dump.before
+	run -1 cb status victim
+	assert_output --partial "$CBEXEC_STATE"
+	assert_output --partial victim
+	run -1 cb trip victim
+	config 'on_store_error = "closed";'
+	run -125 cb run victim -- touch marker
+	assert [ ! -e marker ]
+	run -0 cb status bystander
+	mdb_dump -n -a "$CBEXEC_STATE" >dump.after 2>/dev/null || mdb_dump -n "$CBEXEC_STATE" >dump.after
+	cmp dump.before dump.after
+}
+
+@test "8 processes x 100 concurrent runs are all counted: calls = 800" {
+	local i
+	for i in 1 2 3 4 5 6 7 8; do
+		bg "$i" bash -c 'for j in {1..100}; do "$CBEXEC" run shared -- true || exit $?; done'
+	done
+	WAIT_S=60 wait_for eval '[ "$(count rc.*)" -eq 8 ]'
+	assert_equal "$(cat rc.* | sort -u)" 0
+	assert_equal "$(json_field shared calls)" 800
+	assert_equal "$(json_field shared successes)" 800
+}
+
+@test "3000 breakers with long names force the map to grow and all stay readable" {
+	# sync = none: this is about the map, not about fsync.
+	config 'sync = "none";'
+	local i n names=()
+	for ((i = 0; i < 1500; i++)); do
+		printf -v n 'breaker-%0190d' "$i"
+		names+=("$n")
+	done
+	run -0 cb trip "${names[@]}"
+	names=()
+	for ((i = 1500; i < 3000; i++)); do
+		printf -v n 'breaker-%0190d' "$i"
+		names+=("$n")
+	done
+	run -0 cb trip "${names[@]}"
+	# Larger than LMDB's default 1 MiB map.
+	assert [ "$(stat -c %s "$CBEXEC_STATE")" -gt 1048576 ]
+	run -0 cb status --names
+	assert_equal "${#lines[@]}" 3000
+	assert_equal "${lines[0]}" "$(printf 'breaker-%0190d' 0)"
+	assert_equal "${lines[2999]}" "$(printf 'breaker-%0190d' 2999)"
+	status_json
+	assert_equal "$(jq '[.[] | select(.state == "open")] | length' status.json)" 3000
+	run -75 cb run "$(printf 'breaker-%0190d' 2999)" -- true
+	run -0 cb run after-growth -- true
+	run -0 mdb_stat -n "$CBEXEC_STATE"
+}
+
+@test "max_breakers evicts the least recently used breaker" {
+	config 'max_breakers = 3;'
+	ok_n a 1
+	ok_n b 1
+	ok_n c 1
+	ok_n d 1
+	run -0 cb status --names
+	assert_output "$(printf 'b\nc\nd')"
+}
+
+@test "max_breakers evicts closed breakers before open ones" {
+	config 'max_breakers = 3;'
+	run -0 cb trip a
+	ok_n b 1
+	ok_n c 1
+	ok_n d 1
+	run -0 cb status --names
+	assert_output "$(printf 'a\nc\nd')"
+}

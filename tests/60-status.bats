@@ -1,0 +1,190 @@
+#!/usr/bin/env bats
+# 60-status: the table, the detail view of one breaker, --json (every field,
+# RFC 3339 times, null where not applicable), --names, GLOB filters, and no
+# colour off a tty or with NO_COLOR.
+
+load helper
+
+@test "the table has the documented columns and one row per breaker" {
+	ok_n api 1
+	fail_n db 2
+	run -0 cb status
+	assert_line --index 0 --regexp '^NAME +STATE +FAILURES +CALLS +REJECTED +CHANGED +RETRY-IN *$'
+	assert_line --regexp '^api +closed +0/5 +1 +0 '
+	assert_line --regexp '^db +closed +2/5 +2 +0 '
+	assert_equal "${#lines[@]}" 3
+}
+
+@test "the table shows an open breaker with its retry-in and rejections" {
+	fail_n db 5
+	run -75 cb run db -- true
+	run -0 cb status
+	assert_line --regexp '^db +open +[^ ]+ +5 +1 +.*[0-9]+[smh] *$'
+}
+
+@test "the table says now once the cool-down has passed" {
+	fail_n db 5
+	run -0 cb_at +61s status
+	assert_line --regexp '^db +.* now *$'
+}
+
+@test "--json has every field of a breaker with the right values" {
+	run -0 cb run j -- true
+	fail_n j 2
+	run -127 cb run j -- no-such-command-cbexec-test
+	run -124 cb run j -t 100ms -k 100ms -- sleep 5
+	status_json
+	run -0 jq -c '.[0] | {name, state, consecutive_failures, calls, successes, failures, timeouts, ignored, interrupted, stale, rejected, last_exit, opened_at, open_until}' status.json
+	assert_output '{"name":"j","state":"closed","consecutive_failures":3,"calls":5,"successes":1,"failures":3,"timeouts":1,"ignored":1,"interrupted":0,"stale":0,"rejected":0,"last_exit":124,"opened_at":null,"open_until":null}'
+	run -0 jq -e '.[0].epoch | type == "number"' status.json
+	run -0 jq -r '.[0].last_run_at' status.json
+	assert_output --regexp "$RFC3339"
+}
+
+@test "--json times are RFC 3339 and right, whatever the local time zone" {
+	export TZ=IST-5:30
+	local before after
+	before=$(now_ms)
+	fail_n x 5
+	after=$(now_ms)
+	local f v
+	for f in opened_at open_until changed_at last_run_at; do
+		v=$(json_field x "$f")
+		[[ $v =~ $RFC3339 ]] || fail "$f is not RFC 3339: $v"
+	done
+	v=$(time_ms x opened_at)
+	assert [ "$v" -ge "$((before - 1000))" ]
+	assert [ "$v" -le "$((after + 1000))" ]
+	v=$(time_ms x last_run_at)
+	assert [ "$v" -ge "$((before - 1000))" ]
+	assert [ "$v" -le "$((after + 1000))" ]
+}
+
+@test "--json of an open breaker: state, epoch moved, open_until one cool-down after opened_at" {
+	run -0 cb run x -- true
+	local epoch
+	epoch=$(json_field x epoch)
+	fail_n x 5
+	assert_equal "$(json_field x state)" open
+	assert [ "$(json_field x epoch)" -gt "$epoch" ]
+	assert_equal "$(open_period x)" 60000
+	assert_equal "$(time_ms x changed_at)" "$(time_ms x opened_at)"
+	assert_equal "$(json_field x last_exit)" 1
+}
+
+@test "--json of a breaker that never ran: last_run_at and last_exit are null" {
+	run -0 cb trip x
+	assert_equal "$(json_field x last_run_at)" null
+	assert_equal "$(json_field x last_exit)" null
+	assert_equal "$(json_field x calls)" 0
+}
+
+@test "--json counts a death by signal with its 128+N exit" {
+	run -137 cb run x -- sh -c 'kill -9 $$'
+	assert_equal "$(json_field x last_exit)" 137
+}
+
+@test "--json lists every breaker, each with all the fields" {
+	ok_n a 1
+	run -0 cb trip b
+	status_json
+	run -0 jq -e 'length == 2 and all(.[]; has("name") and has("state") and has("epoch")
+	    and has("consecutive_failures") and has("calls") and has("successes")
+	    and has("failures") and has("timeouts") and has("ignored")
+	    and has("interrupted") and has("stale") and has("rejected")
+	    and has("opened_at") and has("open_until") and has("changed_at")
+	    and has("last_run_at") and has("last_exit"))' status.json
+}
+
+@test "--json with no state file is an empty array" {
+	run -0 cb status --json
+	run -0 jq -e '. == []' <<<"$output"
+}
+
+@test "--names prints the names in order, one a line" {
+	ok_n charlie 1
+	ok_n alpha 1
+	ok_n bravo 1
+	run -0 cb status --names
+	assert_output "$(printf 'alpha\nbravo\ncharlie')"
+}
+
+@test "a GLOB filters the breakers" {
+	ok_n api-1 1
+	ok_n api-2 1
+	ok_n db 1
+	run -0 cb status --names 'api-*'
+	assert_output "$(printf 'api-1\napi-2')"
+	run -0 cb status 'api-*'
+	assert_output --partial api-1
+	refute_output --partial db
+	run -0 cb status --json 'api-*'
+	run -0 jq -r '.[].name' <<<"$output"
+	assert_output "$(printf 'api-1\napi-2')"
+}
+
+@test "several GLOBs and names together select their union" {
+	ok_n api-1 1
+	ok_n db 1
+	ok_n web 1
+	run -0 cb status --names 'api-*' db
+	assert_output "$(printf 'api-1\ndb')"
+}
+
+@test "a GLOB matching nothing prints nothing and exits 0" {
+	ok_n api 1
+	run -0 cb status 'zzz*'
+	assert_output ''
+	run -0 cb status --names 'zzz*'
+	assert_output ''
+}
+
+@test "status of a NAME that does not exist exits 1 naming it" {
+	ok_n api 1
+	run -1 cb status nosuch
+	assert_output --partial nosuch
+}
+
+@test "status --json NAME is an array of that one breaker" {
+	ok_n a 1
+	ok_n b 1
+	run -0 cb status --json a
+	run -0 jq -r 'map(.name) | join(",")' <<<"$output"
+	assert_output a
+}
+
+@test "status --names NAME prints that name" {
+	ok_n a 1
+	ok_n b 1
+	run -0 cb status --names b
+	assert_output b
+}
+
+@test "status of one NAME is a detail view with state, reason and last exit" {
+	fail_n x 5
+	run -0 cb status x
+	assert_output --partial x
+	assert_output --partial open
+	assert_output --partial '5 consecutive failures'
+	assert [ "${#lines[@]}" -gt 5 ]
+}
+
+@test "no colour when stdout is not a tty" {
+	fail_n x 5
+	ok_n y 1
+	run -0 cb status
+	refute_output --partial $'\e'
+	run -0 cb status x
+	refute_output --partial $'\e'
+}
+
+@test "no colour with NO_COLOR even on a tty" {
+	fail_n x 5
+	ok_n y 1
+	export NO_COLOR=1
+	run -0 script -qec "\"$CBEXEC\" status" /dev/null
+	assert_output --partial NAME
+	refute_output --partial $'\e'
+	run -0 script -qec "\"$CBEXEC\" status x" /dev/null
+	refute_output --partial $'\e'
+}

@@ -1,0 +1,182 @@
+#!/usr/bin/env bats
+# 70-admin: the operator's commands trip, reset and forget: what they do
+# to a breaker, who and why they record, their exit codes, several names at
+# once, and the on_transition hook they fire.
+
+load helper
+
+@test "trip creates an unknown breaker open: the next run is refused" {
+	run -0 cb trip new
+	assert_equal "$(json_field new state)" open
+	run -75 cb run new -- sh -c 'touch marker'
+	assert [ ! -e marker ]
+}
+
+@test "trip opens a closed breaker for the current cool-down" {
+	config 'defaults = { open_timeout = "30s"; };'
+	ok_n x 1
+	run -0 cb trip x
+	assert_equal "$(json_field x state)" open
+	assert_equal "$(open_period x)" 30000
+}
+
+@test "trip --for 2s opens for two seconds, then the half-open cycle follows" {
+	run -0 cb trip x --for 2s
+	assert_equal "$(open_period x)" 2000
+	run -75 cb run x -- true
+	run -0 cb_at +3s run x -- true
+	assert_equal "$(json_field x state)" closed
+}
+
+@test "trip of an open breaker re-opens it for the new period and moves the epoch" {
+	run -0 cb trip x --for 1h
+	local epoch
+	epoch=$(json_field x epoch)
+	run -0 cb trip x --for 2s
+	assert_equal "$(open_period x)" 2000
+	assert [ "$(json_field x epoch)" -gt "$epoch" ]
+}
+
+@test "trip --reason is recorded with the user's name" {
+	run -0 cb trip x --reason 'database maintenance'
+	run -0 cb status x
+	assert_output --partial 'database maintenance'
+	assert_output --partial "$(id -un)"
+}
+
+@test "a refusal after a manual trip gives the trip as the reason" {
+	run -0 cb trip x --reason 'maintenance'
+	run -75 cb run x -- true
+	assert_output --partial "manual trip by $(id -un): maintenance"
+}
+
+@test "trip with a bad duration, no name or a bad name is a usage error (2)" {
+	run -2 cb trip x --for soon
+	run -2 cb trip
+	run -2 cb trip 'a b'
+	run -0 cb status --names
+	assert_output ''
+}
+
+@test "reset closes an open breaker and clears its failure streak" {
+	fail_n x 5
+	run -0 cb reset x
+	assert_equal "$(json_field x state)" closed
+	assert_equal "$(json_field x consecutive_failures)" 0
+	run -0 cb run x -- true
+	fail_n x 4
+	assert_equal "$(json_field x state)" closed
+}
+
+@test "reset clears the backoff: the next opening uses open_timeout again" {
+	fail_n x 5
+	run -1 cb_at +61s run x -- false
+	assert_equal "$(open_period x)" 120000
+	run -0 cb reset x
+	fail_n x 5
+	assert_equal "$(open_period x)" 60000
+}
+
+@test "reset of a closed breaker is still a transition: the epoch moves" {
+	ok_n x 1
+	local epoch
+	epoch=$(json_field x epoch)
+	run -0 cb reset x
+	assert [ "$(json_field x epoch)" -gt "$epoch" ]
+	assert_equal "$(json_field x state)" closed
+}
+
+@test "reset --reason is recorded with the user's name" {
+	run -0 cb trip x
+	run -0 cb reset x --reason 'fixed the disk'
+	run -0 cb status x
+	assert_output --partial 'fixed the disk'
+	assert_output --partial "manual reset by $(id -un)"
+}
+
+@test "reset of an unknown breaker exits 1 naming it" {
+	ok_n x 1
+	run -1 cb reset nosuch
+	assert_output --partial nosuch
+	run -1 cb status nosuch
+}
+
+@test "forget removes a breaker: status NAME then exits 1" {
+	fail_n x 5
+	run -0 cb forget x
+	run -1 cb status x
+	run -0 cb status --names
+	assert_output ''
+	run -0 cb run x -- true
+	assert_equal "$(json_field x calls)" 1
+}
+
+@test "forget of an unknown breaker exits 1 naming it" {
+	ok_n x 1
+	run -1 cb forget nosuch
+	assert_output --partial nosuch
+	run -0 cb status --names
+	assert_output x
+}
+
+@test "trip, reset and forget take several names" {
+	run -0 cb trip a b c
+	assert_equal "$(json_field a state)/$(json_field b state)/$(json_field c state)" open/open/open
+	run -0 cb reset a b
+	assert_equal "$(json_field a state)/$(json_field b state)/$(json_field c state)" closed/closed/open
+	run -0 cb forget a c
+	run -0 cb status --names
+	assert_output b
+}
+
+@test "reset or forget with one unknown name among known ones exits 1" {
+	run -0 cb trip a b
+	run -1 cb reset a nosuch
+	run -1 cb forget b nosuch
+}
+
+@test "a manual trip and reset run the on_transition hook with the documented environment" {
+	cat >hook <<'EOF'
+#!/bin/sh
+echo "$CBEXEC_NAME $CBEXEC_FROM $CBEXEC_TO $CBEXEC_EPOCH [$CBEXEC_REASON]" >>"$HOOK_LOG"
+EOF
+	chmod +x hook
+	export HOOK_LOG=$T/hook.log
+	config "on_transition = [ \"$T/hook\" ];"
+	run -0 cb trip x --reason because
+	run -0 cb reset x
+	WAIT_S=2 wait_for eval '[ -e hook.log ] && [ "$(wc -l <hook.log)" -eq 2 ]'
+	run -0 cat hook.log
+	assert_line --index 0 --regexp "^x closed open [0-9]+ \[manual trip by $(id -un): because\]$"
+	assert_line --index 1 --regexp "^x open closed [0-9]+ \[manual reset by $(id -un)\]$"
+}
+
+@test "the hook's CBEXEC_EPOCH is the breaker's new epoch" {
+	printf '#!/bin/sh\necho "$CBEXEC_EPOCH" >>"%s/epochs"\n' "$T" >hook
+	chmod +x hook
+	config "on_transition = [ \"$T/hook\" ];"
+	run -0 cb trip x
+	WAIT_S=2 wait_for test -s epochs
+	assert_equal "$(cat epochs)" "$(json_field x epoch)"
+}
+
+@test "the hook's stdin is /dev/null, not cbexec's" {
+	printf '#!/bin/sh\ncat >/dev/null; echo read >>"%s/hook.log"\n' "$T" >hook
+	chmod +x hook
+	config "on_transition = [ \"$T/hook\" ];"
+	local start
+	start=$(now_ms)
+	# cbexec's stdin is a pipe that stays open for 3 seconds.
+	run -0 bash -c '{ sleep 3; } | { "$CBEXEC" trip x; echo "rc=$?" >trip.rc; }'
+	run -0 cat trip.rc
+	assert_output rc=0
+	WAIT_S=2 wait_for test -s hook.log
+}
+
+@test "a failing on_transition hook changes nothing" {
+	config 'on_transition = [ "/bin/false" ];'
+	run -0 cb trip x
+	assert_equal "$(json_field x state)" open
+	run -0 cb reset x
+	assert_equal "$(json_field x state)" closed
+}

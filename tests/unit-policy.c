@@ -1,0 +1,850 @@
+/*
+ * unit-policy.c: the policy module's parsers, formatters, key validation,
+ * layering and exit code class resolution, table by table.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "policy.h"
+#include "unit.h"
+
+#define NELEM(a)	(sizeof (a) / sizeof (a)[0])
+
+static void
+test_parse_duration(void)
+{
+	static const struct {
+		const char	*in;
+		int64_t		 ms;
+	} good[] = {
+		{ "0", 0 },
+		{ "250ms", 250 },
+		{ "1.5s", 1500 },
+		{ "30s", 30000 },
+		{ "5m", 300000 },
+		{ "2h", 7200000 },
+		{ "1d", 86400000 },
+		{ "1m30s", 90000 },
+		{ "1h30m", 5400000 },
+		{ "1s500ms", 1500 },
+		{ "0.5m", 30000 },
+		{ "1.250s", 1250 },
+		{ "90", 90000 },
+		{ "007", 7000 },
+		{ "0s", 0 },
+		{ "36525d", 3155760000000LL },		/* 100 years */
+		{ "3155760000", 3155760000000LL },
+	};
+	static const struct {
+		const char	*in;
+		const char	*msg;
+	} bad[] = {
+		{ "", "invalid duration '': empty" },
+		{ "5x", "invalid duration '5x': unknown unit 'x'" },
+		{ "5mx", "invalid duration '5mx': unknown unit 'mx'" },
+		{ "1e3s", "invalid duration '1e3s': unknown unit 'e'" },
+		{ "-5s", "invalid duration '-5s': negative" },
+		{ "1m30", "invalid duration '1m30': missing unit after '30'" },
+		{ "1.5", "invalid duration '1.5': missing unit after '1.5'" },
+		{ "s", "invalid duration 's': expected a number at 's'" },
+		{ "1 s", "invalid duration '1 s': missing unit after '1'" },
+		{ "1.s",
+		    "invalid duration '1.s': expected a digit after '1.'" },
+		{ "1.0005s",
+		    "invalid duration '1.0005s': finer than a millisecond" },
+		{ "0.5ms",
+		    "invalid duration '0.5ms': finer than a millisecond" },
+		{ "36526d",
+		    "invalid duration '36526d': longer than 100 years" },
+		{ "36525d1ms",
+		    "invalid duration '36525d1ms': longer than 100 years" },
+		{ "3155760001",
+		    "invalid duration '3155760001': longer than 100 years" },
+		{ "99999999999999999999999",
+		    "invalid duration '99999999999999999999999': longer than "
+		    "100 years" },
+		{ "99999999999999999999999ms",
+		    "invalid duration '99999999999999999999999ms': longer than "
+		    "100 years" },
+		{ "18446744073709551617s",
+		    "invalid duration '18446744073709551617s': longer than "
+		    "100 years" },
+	};
+	struct cb_err	err;
+	int64_t		ms;
+	size_t		i;
+
+	for (i = 0; i < NELEM(good); i++) {
+		ms = -1;
+		CHECK_EQ(parse_duration(good[i].in, &ms, &err), 0);
+		CHECK_EQ(ms, good[i].ms);
+	}
+	for (i = 0; i < NELEM(bad); i++) {
+		memset(&err, 0, sizeof err);
+		CHECK_EQ(parse_duration(bad[i].in, &ms, &err), -1);
+		CHECK_STR(err.msg, bad[i].msg);
+	}
+}
+
+static void
+test_format_duration(void)
+{
+	static const struct {
+		int64_t		 ms;
+		const char	*out;
+	} t[] = {
+		{ 0, "0" },
+		{ 250, "250ms" },
+		{ 1500, "1s500ms" },
+		{ 90000, "1m30s" },
+		{ 3600001, "1h1ms" },
+		{ 86400000, "1d" },
+		{ 90061001, "1d1h1m1s1ms" },
+		{ 3155760000000LL, "36525d" },
+	};
+	struct cb_err	err;
+	char		buf[64];
+	int64_t		ms;
+	size_t		i;
+
+	for (i = 0; i < NELEM(t); i++) {
+		format_duration(t[i].ms, buf, sizeof buf);
+		CHECK_STR(buf, t[i].out);
+		/* What is printed reads back as the same value. */
+		CHECK_EQ(parse_duration(buf, &ms, &err), 0);
+		CHECK_EQ(ms, t[i].ms);
+	}
+	format_duration(90000, buf, 3);
+	CHECK_STR(buf, "1m");
+}
+
+static struct cb_codeset
+codes(const char *s)
+{
+	struct cb_codeset	set;
+	struct cb_err		err;
+
+	memset(&set, 0xff, sizeof set);
+	if (parse_codes(s, &set, &err) != 0) {
+		fprintf(stderr, "codes(\"%s\"): %s\n", s, err.msg);
+		memset(&set, 0xff, sizeof set);
+	}
+	return set;
+}
+
+static int
+codeset_eq(const struct cb_codeset *a, const struct cb_codeset *b)
+{
+	return memcmp(a, b, sizeof *a) == 0;
+}
+
+static void
+test_parse_codes(void)
+{
+	static const struct {
+		const char	*in;
+		const char	*out;	/* format_codes of the result */
+	} good[] = {
+		{ "0", "0" },
+		{ "6,7,28,50-59", "6-7,28,50-59" },
+		{ " 1 - 3 , 5 ", "1-3,5" },
+		{ "5,5,4-6", "4-6" },
+		{ "0-255", "0-255" },
+		{ "255", "255" },
+		{ "none", "none" },
+		{ "0,2,4", "0,2,4" },
+	};
+	static const struct {
+		const char	*in;
+		const char	*msg;
+	} bad[] = {
+		{ "", "invalid code list '': empty (write 'none' for no "
+		    "codes)" },
+		{ "3-", "invalid code list '3-': missing end of range" },
+		{ "3-,4", "invalid code list '3-,4': missing end of range" },
+		{ "256", "invalid code list '256': code 256 is out of range "
+		    "0-255" },
+		{ "1-999", "invalid code list '1-999': code 999 is out of "
+		    "range 0-255" },
+		{ "9-3", "invalid code list '9-3': range 9-3 goes backwards" },
+		{ "a", "invalid code list 'a': expected a code at 'a'" },
+		{ "-1", "invalid code list '-1': expected a code at '-1'" },
+		{ "1,", "invalid code list '1,': missing code after ','" },
+		{ "1,,2", "invalid code list '1,,2': expected a code at ',2'" },
+		{ "1;2", "invalid code list '1;2': unexpected ';'" },
+		{ "None", "invalid code list 'None': expected a code at "
+		    "'None'" },
+	};
+	struct cb_codeset	set;
+	struct cb_err		err;
+	char			buf[1024];
+	size_t			i;
+	int			c;
+
+	for (i = 0; i < NELEM(good); i++) {
+		CHECK_EQ(parse_codes(good[i].in, &set, &err), 0);
+		format_codes(&set, buf, sizeof buf);
+		CHECK_STR(buf, good[i].out);
+	}
+	for (i = 0; i < NELEM(bad); i++) {
+		memset(&err, 0, sizeof err);
+		CHECK_EQ(parse_codes(bad[i].in, &set, &err), -1);
+		CHECK_STR(err.msg, bad[i].msg);
+	}
+
+	/* The longest list there is reads back as itself. */
+	memset(&set, 0, sizeof set);
+	for (c = 1; c <= 255; c += 2)
+		codeset_add(&set, c);
+	format_codes(&set, buf, sizeof buf);
+	CHECK_EQ(strncmp(buf, "1,3,5,", 6), 0);
+	{
+		struct cb_codeset	back = codes(buf);
+
+		CHECK(codeset_eq(&set, &back));
+	}
+	CHECK(codeset_has(&set, 255));
+	CHECK(!codeset_has(&set, 256));
+	CHECK(!codeset_has(&set, -1));
+}
+
+static void
+test_keys(void)
+{
+	int	k;
+
+	CHECK_EQ(policy_key_lookup("trip.policy"), PK_TRIP_POLICY);
+	CHECK_EQ(policy_key_lookup("open_exit_code"), PK_OPEN_EXIT_CODE);
+	CHECK_EQ(policy_key_lookup("policy"), -1);
+	CHECK_EQ(policy_key_lookup("trip"), -1);
+	CHECK_EQ(policy_key_lookup(""), -1);
+	for (k = 0; k < PK_COUNT; k++)
+		CHECK_EQ(policy_key_lookup(policy_key_name(k)), k);
+	CHECK(policy_key_name(PK_COUNT) == NULL);
+	CHECK_STR(policy_key_name(PK_TRIP_MIN_CALLS), "trip.min_calls");
+}
+
+static void
+test_defaults(void)
+{
+	static const struct {
+		enum policy_key	 key;
+		const char	*out;
+	} shown[] = {
+		{ PK_TRIP_POLICY, "\"consecutive\"" },
+		{ PK_TRIP_FAILURES, "5" },
+		{ PK_TRIP_PERIOD, "\"1m\"" },
+		{ PK_TRIP_WINDOW, "20" },
+		{ PK_TRIP_MIN_CALLS, "10" },
+		{ PK_TRIP_FAILURE_RATE, "0.5" },
+		{ PK_OPEN_TIMEOUT, "\"1m\"" },
+		{ PK_MAX_OPEN_TIMEOUT, "\"10m\"" },
+		{ PK_BACKOFF, "2.0" },
+		{ PK_JITTER, "0.0" },
+		{ PK_HALF_OPEN_MAX_CALLS, "1" },
+		{ PK_PROBE_LEASE, "\"1h\"" },
+		{ PK_TIMEOUT, "\"none\"" },
+		{ PK_KILL_AFTER, "\"10s\"" },
+		{ PK_FAILURE_CODES, "\"1-255\"" },
+		{ PK_SUCCESS_CODES, "\"0\"" },
+		{ PK_IGNORE_CODES, "\"none\"" },
+		{ PK_PRESET, "\"none\"" },
+		{ PK_TIMEOUT_IS, "\"failure\"" },
+		{ PK_SIGNAL_IS, "\"failure\"" },
+		{ PK_SLOW_CALL, "\"none\"" },
+		{ PK_ON_OPEN, "\"fail\"" },
+		{ PK_OPEN_EXIT_CODE, "75" },
+	};
+	struct policy_builder	b;
+	struct cb_policy	p;
+	struct cb_err		err;
+	char			buf[512];
+	size_t			i;
+	int			k;
+
+	CHECK_EQ(NELEM(shown), PK_COUNT);
+	policy_init(&b);
+	CHECK_EQ(policy_finish(&b, &p, &err), 0);
+	CHECK_EQ(p.trip_policy, TRIP_CONSECUTIVE);
+	CHECK_EQ(p.trip_failures, 5);
+	CHECK_EQ(p.trip_period_ms, 60000);
+	CHECK_EQ(p.trip_window, 20);
+	CHECK_EQ(p.trip_min_calls, 10);
+	CHECK(p.trip_failure_rate == 0.5);
+	CHECK_EQ(p.open_timeout_ms, 60000);
+	CHECK_EQ(p.max_open_timeout_ms, 600000);
+	CHECK(p.backoff == 2.0);
+	CHECK(p.jitter == 0.0);
+	CHECK_EQ(p.half_open_max_calls, 1);
+	CHECK_EQ(p.probe_lease_ms, 3600000);
+	CHECK_EQ(p.timeout_ms, 0);
+	CHECK_EQ(p.kill_after_ms, 10000);
+	CHECK_EQ(p.slow_call_ms, 0);
+	CHECK_EQ(p.timeout_is, VERDICT_FAILURE);
+	CHECK_EQ(p.signal_is, VERDICT_FAILURE);
+	CHECK_EQ(p.on_open, ON_OPEN_FAIL);
+	CHECK_EQ(p.open_exit_code, 75);
+	CHECK(!codeset_has(&p.failure_codes, 0));
+	CHECK(codeset_has(&p.failure_codes, 1));
+	CHECK(codeset_has(&p.failure_codes, 255));
+	CHECK(codeset_has(&p.success_codes, 0));
+	CHECK(!codeset_has(&p.success_codes, 1));
+	for (k = 0; k < 256; k++)
+		CHECK(!codeset_has(&p.ignore_codes, k));
+	CHECK_EQ(b.preset, -1);
+
+	for (i = 0; i < NELEM(shown); i++) {
+		policy_format(&b, shown[i].key, buf, sizeof buf);
+		CHECK_STR(buf, shown[i].out);
+		CHECK_STR(b.origin[shown[i].key], "built-in");
+	}
+}
+
+/* One policy_set through the command line (every value a string). */
+static int
+set_cli(struct policy_builder *b, enum policy_key k, const char *s,
+    struct cb_err *err)
+{
+	struct policy_value	v = { PV_STRING, 0, 0, s, 1 };
+
+	return policy_set(b, k, &v, LAYER_CLI, "command line", err);
+}
+
+/* One policy_set from a config file layer. */
+static int
+set_file(struct policy_builder *b, enum policy_key k, enum policy_vtype t,
+    long long i, double f, const char *s, enum policy_layer layer,
+    const char *origin, struct cb_err *err)
+{
+	struct policy_value	v = { t, i, f, s, 0 };
+
+	return policy_set(b, k, &v, layer, origin, err);
+}
+
+static void
+test_set_errors(void)
+{
+	static const struct {
+		enum policy_key		 key;
+		enum policy_vtype	 type;
+		long long		 i;
+		double			 f;
+		const char		*s;
+		int			 cli;
+		const char		*msg;	/* NULL: accepted */
+	} t[] = {
+		{ PK_TRIP_FAILURES, PV_INT, 0, 0, NULL, 0,
+		    "trip.failures: must be an integer from 1 to 1000, "
+		    "not 0" },
+		{ PK_TRIP_FAILURES, PV_INT, 1001, 0, NULL, 0,
+		    "trip.failures: must be an integer from 1 to 1000, "
+		    "not 1001" },
+		{ PK_TRIP_FAILURES, PV_INT, 1000, 0, NULL, 0, NULL },
+		{ PK_TRIP_FAILURES, PV_STRING, 0, 0, "7", 1, NULL },
+		{ PK_TRIP_FAILURES, PV_STRING, 0, 0, "0", 1,
+		    "trip.failures: must be an integer from 1 to 1000, "
+		    "not 0" },
+		{ PK_TRIP_FAILURES, PV_STRING, 0, 0, "7x", 1,
+		    "trip.failures: must be an integer from 1 to 1000, "
+		    "not '7x'" },
+		{ PK_TRIP_FAILURES, PV_STRING, 0, 0, " 7", 1,
+		    "trip.failures: must be an integer from 1 to 1000, "
+		    "not ' 7'" },
+		{ PK_TRIP_FAILURES, PV_STRING, 0, 0, "+7", 1,
+		    "trip.failures: must be an integer from 1 to 1000, "
+		    "not '+7'" },
+		{ PK_TRIP_FAILURES, PV_STRING, 0, 0, "99999999999999999999", 1,
+		    "trip.failures: must be an integer from 1 to 1000, "
+		    "not '99999999999999999999'" },
+		{ PK_TRIP_FAILURES, PV_STRING, 0, 0, "-9223372036854775808", 1,
+		    "trip.failures: must be an integer from 1 to 1000, "
+		    "not -9223372036854775808" },
+		{ PK_TRIP_FAILURES, PV_STRING, 0, 0, "5", 0,
+		    "trip.failures: must be an integer from 1 to 1000, "
+		    "not the string '5'" },
+		{ PK_TRIP_FAILURES, PV_FLOAT, 0, 5.5, NULL, 0,
+		    "trip.failures: must be an integer from 1 to 1000, "
+		    "not 5.5" },
+		{ PK_TRIP_FAILURES, PV_BOOL, 1, 0, NULL, 0,
+		    "trip.failures: must be an integer from 1 to 1000, "
+		    "not true" },
+		{ PK_TRIP_WINDOW, PV_INT, 1001, 0, NULL, 0,
+		    "trip.window: must be an integer from 1 to 1000, "
+		    "not 1001" },
+		{ PK_HALF_OPEN_MAX_CALLS, PV_INT, 65, 0, NULL, 0,
+		    "half_open_max_calls: must be an integer from 1 to 64, "
+		    "not 65" },
+		{ PK_OPEN_EXIT_CODE, PV_INT, 256, 0, NULL, 0,
+		    "open_exit_code: must be an integer from 0 to 255, "
+		    "not 256" },
+		{ PK_OPEN_EXIT_CODE, PV_INT, 0, 0, NULL, 0, NULL },
+
+		{ PK_TRIP_FAILURE_RATE, PV_FLOAT, 0, 0, NULL, 0,
+		    "trip.failure_rate: must be a number greater than 0 and "
+		    "at most 1, not 0.0" },
+		{ PK_TRIP_FAILURE_RATE, PV_INT, 0, 0, NULL, 0,
+		    "trip.failure_rate: must be a number greater than 0 and "
+		    "at most 1, not 0" },
+		{ PK_TRIP_FAILURE_RATE, PV_FLOAT, 0, 1.5, NULL, 0,
+		    "trip.failure_rate: must be a number greater than 0 and "
+		    "at most 1, not 1.5" },
+		{ PK_TRIP_FAILURE_RATE, PV_INT, 1, 0, NULL, 0, NULL },
+		{ PK_TRIP_FAILURE_RATE, PV_STRING, 0, 0, "0.3", 1, NULL },
+		{ PK_TRIP_FAILURE_RATE, PV_STRING, 0, 0, "2", 1,
+		    "trip.failure_rate: must be a number greater than 0 and "
+		    "at most 1, not 2" },
+		{ PK_TRIP_FAILURE_RATE, PV_STRING, 0, 0, "nan", 1,
+		    "trip.failure_rate: must be a number greater than 0 and "
+		    "at most 1, not 'nan'" },
+		{ PK_TRIP_FAILURE_RATE, PV_STRING, 0, 0, "0x1p-1", 1,
+		    "trip.failure_rate: must be a number greater than 0 and "
+		    "at most 1, not '0x1p-1'" },
+		{ PK_TRIP_FAILURE_RATE, PV_STRING, 0, 0, "0.5", 0,
+		    "trip.failure_rate: must be a number greater than 0 and "
+		    "at most 1, not the string '0.5'" },
+		{ PK_BACKOFF, PV_FLOAT, 0, 0.5, NULL, 0,
+		    "backoff: must be a number from 1 to 100, not 0.5" },
+		{ PK_BACKOFF, PV_FLOAT, 0, HUGE_VAL, NULL, 0,
+		    "backoff: must be a number from 1 to 100, not inf" },
+		{ PK_BACKOFF, PV_INT, 1, 0, NULL, 0, NULL },
+		{ PK_JITTER, PV_STRING, 0, 0, "1.01", 1,
+		    "jitter: must be a number from 0 to 1, not 1.01" },
+		{ PK_JITTER, PV_STRING, 0, 0, ".25", 1, NULL },
+
+		{ PK_OPEN_TIMEOUT, PV_STRING, 0, 0, "5x", 1,
+		    "open_timeout: invalid duration '5x': unknown unit 'x'" },
+		{ PK_OPEN_TIMEOUT, PV_STRING, 0, 0, "5x", 0,
+		    "open_timeout: invalid duration '5x': unknown unit 'x'" },
+		{ PK_OPEN_TIMEOUT, PV_INT, 0, 0, NULL, 0,
+		    "open_timeout: must be longer than 0, not 0" },
+		{ PK_OPEN_TIMEOUT, PV_STRING, 0, 0, "0ms", 0,
+		    "open_timeout: must be longer than 0, not '0ms'" },
+		{ PK_OPEN_TIMEOUT, PV_INT, -1, 0, NULL, 0,
+		    "open_timeout: invalid duration -1: negative" },
+		{ PK_OPEN_TIMEOUT, PV_INT, 3155760001LL, 0, NULL, 0,
+		    "open_timeout: invalid duration 3155760001: longer than "
+		    "100 years" },
+		{ PK_OPEN_TIMEOUT, PV_FLOAT, 0, 1.5, NULL, 0,
+		    "open_timeout: must be a duration such as \"30s\" or an "
+		    "integer of seconds, not 1.5" },
+		{ PK_OPEN_TIMEOUT, PV_BOOL, 0, 0, NULL, 0,
+		    "open_timeout: must be a duration such as \"30s\" or an "
+		    "integer of seconds, not false" },
+		{ PK_TRIP_PERIOD, PV_STRING, 0, 0, "none", 0,
+		    "trip.period: invalid duration 'none': expected a number "
+		    "at 'none'" },
+		{ PK_TIMEOUT, PV_STRING, 0, 0, "none", 1, NULL },
+		{ PK_TIMEOUT, PV_INT, 0, 0, NULL, 0, NULL },
+		{ PK_KILL_AFTER, PV_STRING, 0, 0, "0", 1, NULL },
+		{ PK_SLOW_CALL, PV_STRING, 0, 0, "none", 0, NULL },
+
+		{ PK_FAILURE_CODES, PV_STRING, 0, 0, "3-", 0,
+		    "failure_codes: invalid code list '3-': missing end of "
+		    "range" },
+		{ PK_FAILURE_CODES, PV_INT, 7, 0, NULL, 0, NULL },
+		{ PK_IGNORE_CODES, PV_INT, 256, 0, NULL, 0,
+		    "ignore_codes: invalid code 256: exit codes go from 0 to "
+		    "255" },
+		{ PK_SUCCESS_CODES, PV_FLOAT, 0, 1, NULL, 0,
+		    "success_codes: must be a list of exit codes such as "
+		    "\"6,7,50-59\", not 1.0" },
+
+		{ PK_TRIP_POLICY, PV_STRING, 0, 0, "foo", 1,
+		    "trip.policy: must be one of consecutive, rate, time, "
+		    "not 'foo'" },
+		{ PK_TRIP_POLICY, PV_STRING, 0, 0, "Rate", 0,
+		    "trip.policy: must be one of consecutive, rate, time, "
+		    "not 'Rate'" },
+		{ PK_TRIP_POLICY, PV_INT, 1, 0, NULL, 0,
+		    "trip.policy: must be one of consecutive, rate, time, "
+		    "not 1" },
+		{ PK_TRIP_POLICY, PV_STRING, 0, 0, "time", 0, NULL },
+		{ PK_TIMEOUT_IS, PV_STRING, 0, 0, "fail", 1,
+		    "timeout_is: must be one of failure, success, ignore, "
+		    "not 'fail'" },
+		{ PK_ON_OPEN, PV_STRING, 0, 0, "skip", 1, NULL },
+		{ PK_ON_OPEN, PV_BOOL, 1, 0, NULL, 0,
+		    "on_open: must be one of fail, skip, not true" },
+		{ PK_PRESET, PV_STRING, 0, 0, "nope", 1,
+		    "preset: must be one of curl, wget, ssh, rsync, psql, "
+		    "pg_isready, none, not 'nope'" },
+		{ PK_PRESET, PV_STRING, 0, 0, "none", 0, NULL },
+	};
+	struct policy_builder	b;
+	struct policy_value	v;
+	struct cb_err		err;
+	size_t			i;
+	int			rc;
+
+	for (i = 0; i < NELEM(t); i++) {
+		policy_init(&b);
+		memset(&err, 0, sizeof err);
+		v.type = t[i].type;
+		v.i = t[i].i;
+		v.f = t[i].f;
+		v.s = t[i].s;
+		v.from_cli = t[i].cli;
+		rc = policy_set(&b, t[i].key, &v, LAYER_CLI, "command line",
+		    &err);
+		if (t[i].msg == NULL) {
+			CHECK_EQ(rc, 0);
+			if (rc != 0)
+				fprintf(stderr, "  case %zu: %s\n", i, err.msg);
+		} else {
+			CHECK_EQ(rc, -1);
+			CHECK_STR(err.msg, t[i].msg);
+			/* A refused value leaves the builder alone. */
+			CHECK_STR(b.origin[t[i].key], "built-in");
+		}
+	}
+}
+
+static void
+test_set_values(void)
+{
+	struct policy_builder	b;
+	struct cb_policy	p;
+	struct cb_err		err;
+	char			buf[64];
+
+	policy_init(&b);
+	CHECK_EQ(set_cli(&b, PK_TRIP_POLICY, "rate", &err), 0);
+	CHECK_EQ(set_cli(&b, PK_TRIP_FAILURES, "7", &err), 0);
+	CHECK_EQ(set_cli(&b, PK_TRIP_FAILURE_RATE, "0.3", &err), 0);
+	CHECK_EQ(set_cli(&b, PK_TIMEOUT, "1m30s", &err), 0);
+	CHECK_EQ(set_cli(&b, PK_SLOW_CALL, "250ms", &err), 0);
+	CHECK_EQ(set_cli(&b, PK_KILL_AFTER, "0", &err), 0);
+	CHECK_EQ(set_cli(&b, PK_TIMEOUT_IS, "ignore", &err), 0);
+	CHECK_EQ(set_cli(&b, PK_SIGNAL_IS, "success", &err), 0);
+	CHECK_EQ(set_cli(&b, PK_ON_OPEN, "skip", &err), 0);
+	CHECK_EQ(set_cli(&b, PK_OPEN_EXIT_CODE, "0", &err), 0);
+	CHECK_EQ(set_file(&b, PK_OPEN_TIMEOUT, PV_INT, 30, 0, NULL,
+	    LAYER_DEFAULTS, "f:1", &err), 0);
+	CHECK_EQ(set_file(&b, PK_BACKOFF, PV_FLOAT, 0, 1.5, NULL,
+	    LAYER_ENTRY, "f:2", &err), 0);
+	CHECK_EQ(policy_finish(&b, &p, &err), 0);
+	CHECK_EQ(p.trip_policy, TRIP_RATE);
+	CHECK_EQ(p.trip_failures, 7);
+	CHECK(p.trip_failure_rate == 0.3);
+	CHECK_EQ(p.timeout_ms, 90000);
+	CHECK_EQ(p.slow_call_ms, 250);
+	CHECK_EQ(p.kill_after_ms, 0);
+	CHECK_EQ(p.timeout_is, VERDICT_IGNORE);
+	CHECK_EQ(p.signal_is, VERDICT_SUCCESS);
+	CHECK_EQ(p.on_open, ON_OPEN_SKIP);
+	CHECK_EQ(p.open_exit_code, 0);
+	CHECK_EQ(p.open_timeout_ms, 30000);
+	CHECK(p.backoff == 1.5);
+
+	policy_format(&b, PK_TRIP_POLICY, buf, sizeof buf);
+	CHECK_STR(buf, "\"rate\"");
+	policy_format(&b, PK_TRIP_FAILURE_RATE, buf, sizeof buf);
+	CHECK_STR(buf, "0.3");
+	policy_format(&b, PK_TIMEOUT, buf, sizeof buf);
+	CHECK_STR(buf, "\"1m30s\"");
+	policy_format(&b, PK_KILL_AFTER, buf, sizeof buf);
+	CHECK_STR(buf, "\"0\"");
+	policy_format(&b, PK_OPEN_TIMEOUT, buf, sizeof buf);
+	CHECK_STR(buf, "\"30s\"");
+	policy_format(&b, PK_BACKOFF, buf, sizeof buf);
+	CHECK_STR(buf, "1.5");
+	CHECK_STR(b.origin[PK_TRIP_FAILURES], "command line");
+	CHECK_STR(b.origin[PK_OPEN_TIMEOUT], "f:1");
+	CHECK_STR(b.origin[PK_BACKOFF], "f:2");
+	CHECK_STR(b.origin[PK_JITTER], "built-in");
+	CHECK_EQ(b.layer[PK_BACKOFF], LAYER_ENTRY);
+}
+
+static void
+test_layers(void)
+{
+	struct policy_builder	b;
+	struct cb_policy	p;
+	struct cb_err		err;
+
+	/* Later layers override earlier ones... */
+	policy_init(&b);
+	CHECK_EQ(set_file(&b, PK_TRIP_FAILURES, PV_INT, 3, 0, NULL,
+	    LAYER_DEFAULTS, "f:1", &err), 0);
+	CHECK_EQ(set_file(&b, PK_TRIP_FAILURES, PV_INT, 4, 0, NULL,
+	    LAYER_ENTRY, "f:7", &err), 0);
+	CHECK_EQ(b.p.trip_failures, 4);
+	CHECK_STR(b.origin[PK_TRIP_FAILURES], "f:7");
+	CHECK_EQ(set_cli(&b, PK_TRIP_FAILURES, "9", &err), 0);
+	CHECK_EQ(b.p.trip_failures, 9);
+	CHECK_STR(b.origin[PK_TRIP_FAILURES], "command line");
+
+	/* ...and a lower one never overrides a higher one. */
+	CHECK_EQ(set_file(&b, PK_TRIP_FAILURES, PV_INT, 2, 0, NULL,
+	    LAYER_DEFAULTS, "f:1", &err), 0);
+	CHECK_EQ(b.p.trip_failures, 9);
+	CHECK_EQ(b.layer[PK_TRIP_FAILURES], LAYER_CLI);
+	/* It is still validated. */
+	CHECK_EQ(set_file(&b, PK_TRIP_FAILURES, PV_INT, 0, 0, NULL,
+	    LAYER_DEFAULTS, "f:1", &err), -1);
+
+	/* Within one layer the last value wins. */
+	CHECK_EQ(set_cli(&b, PK_TIMEOUT, "5s", &err), 0);
+	CHECK_EQ(set_cli(&b, PK_TIMEOUT, "6s", &err), 0);
+	CHECK_EQ(policy_finish(&b, &p, &err), 0);
+	CHECK_EQ(p.timeout_ms, 6000);
+
+	/* A later layer may clear a preset. */
+	policy_init(&b);
+	CHECK_EQ(set_file(&b, PK_PRESET, PV_STRING, 0, 0, "curl",
+	    LAYER_DEFAULTS, "f:1", &err), 0);
+	CHECK_EQ(set_file(&b, PK_PRESET, PV_STRING, 0, 0, "none",
+	    LAYER_ENTRY, "f:5", &err), 0);
+	CHECK_EQ(policy_finish(&b, &p, &err), 0);
+	CHECK_EQ(b.preset, -1);
+	CHECK(codeset_has(&p.failure_codes, 22));
+}
+
+/* Every code in exactly one class or in none. */
+static int
+disjoint(const struct cb_policy *p)
+{
+	int	c, n;
+
+	for (c = 0; c <= 255; c++) {
+		n = codeset_has(&p->failure_codes, c) +
+		    codeset_has(&p->success_codes, c) +
+		    codeset_has(&p->ignore_codes, c);
+		if (n > 1)
+			return 0;
+	}
+	return 1;
+}
+
+static void
+test_classes(void)
+{
+	struct policy_builder	 b;
+	struct cb_policy	 p;
+	struct cb_err		 err;
+	struct cb_codeset	 want;
+	char			 buf[1024];
+	const char *const	*name;
+	int			 n;
+
+	/* The curl preset: 7 fails, 22 is the job's own, 0 succeeds. */
+	policy_init(&b);
+	CHECK_EQ(set_file(&b, PK_PRESET, PV_STRING, 0, 0, "curl",
+	    LAYER_ENTRY, "f:3", &err), 0);
+	CHECK_EQ(policy_finish(&b, &p, &err), 0);
+	CHECK(codeset_has(&p.failure_codes, 7));
+	CHECK(codeset_has(&p.failure_codes, 28));
+	CHECK(!codeset_has(&p.failure_codes, 22));
+	CHECK(!codeset_has(&p.success_codes, 22));
+	CHECK(!codeset_has(&p.ignore_codes, 22));
+	CHECK(codeset_has(&p.success_codes, 0));
+	CHECK(disjoint(&p));
+	policy_format(&b, PK_FAILURE_CODES, buf, sizeof buf);
+	CHECK_STR(buf, "\"5-7,28,35,52,55-56,96-97\"");
+	policy_format(&b, PK_PRESET, buf, sizeof buf);
+	CHECK_STR(buf, "\"curl\"");
+	CHECK_STR(b.origin[PK_FAILURE_CODES], "f:3");
+	CHECK_STR(b.origin[PK_IGNORE_CODES], "f:3");
+
+	/* ignore_codes alone takes its code out of the default failures. */
+	policy_init(&b);
+	CHECK_EQ(set_cli(&b, PK_IGNORE_CODES, "3", &err), 0);
+	CHECK_EQ(policy_finish(&b, &p, &err), 0);
+	CHECK(codeset_has(&p.ignore_codes, 3));
+	CHECK(!codeset_has(&p.failure_codes, 3));
+	CHECK(codeset_has(&p.failure_codes, 4));
+	CHECK(disjoint(&p));
+	policy_format(&b, PK_FAILURE_CODES, buf, sizeof buf);
+	CHECK_STR(buf, "\"1-2,4-255\"");
+	CHECK_STR(b.origin[PK_FAILURE_CODES], "built-in");
+
+	/* Two explicit classes of one layer may not overlap. */
+	policy_init(&b);
+	CHECK_EQ(set_cli(&b, PK_FAILURE_CODES, "1-10", &err), 0);
+	CHECK_EQ(set_cli(&b, PK_IGNORE_CODES, "3,4", &err), 0);
+	CHECK_EQ(policy_finish(&b, &p, &err), -1);
+	CHECK_STR(err.msg, "failure_codes and ignore_codes both name code 3");
+
+	policy_init(&b);
+	CHECK_EQ(set_file(&b, PK_SUCCESS_CODES, PV_STRING, 0, 0, "0,9",
+	    LAYER_ENTRY, "/etc/cbexec.conf:14", &err), 0);
+	CHECK_EQ(set_file(&b, PK_FAILURE_CODES, PV_INT, 9, 0, NULL,
+	    LAYER_ENTRY, "/etc/cbexec.conf:15", &err), 0);
+	CHECK_EQ(policy_finish(&b, &p, &err), -1);
+	CHECK_STR(err.msg, "failure_codes (/etc/cbexec.conf:15) and "
+	    "success_codes (/etc/cbexec.conf:14) both name code 9");
+
+	/* Across layers the higher one keeps the code. */
+	policy_init(&b);
+	CHECK_EQ(set_file(&b, PK_FAILURE_CODES, PV_STRING, 0, 0, "1-10",
+	    LAYER_DEFAULTS, "f:2", &err), 0);
+	CHECK_EQ(set_cli(&b, PK_IGNORE_CODES, "3", &err), 0);
+	CHECK_EQ(policy_finish(&b, &p, &err), 0);
+	want = codes("1-2,4-10");
+	CHECK(codeset_eq(&p.failure_codes, &want));
+	want = codes("3");
+	CHECK(codeset_eq(&p.ignore_codes, &want));
+	want = codes("0");
+	CHECK(codeset_eq(&p.success_codes, &want));
+	CHECK(disjoint(&p));
+
+	policy_init(&b);
+	CHECK_EQ(set_file(&b, PK_IGNORE_CODES, PV_STRING, 0, 0, "3",
+	    LAYER_DEFAULTS, "f:2", &err), 0);
+	CHECK_EQ(set_file(&b, PK_FAILURE_CODES, PV_STRING, 0, 0, "1-10",
+	    LAYER_ENTRY, "f:9", &err), 0);
+	CHECK_EQ(policy_finish(&b, &p, &err), 0);
+	want = codes("1-10");
+	CHECK(codeset_eq(&p.failure_codes, &want));
+	want = codes("none");
+	CHECK(codeset_eq(&p.ignore_codes, &want));
+	CHECK(disjoint(&p));
+
+	/* An explicit key replaces the preset's class in the same layer. */
+	policy_init(&b);
+	CHECK_EQ(set_file(&b, PK_PRESET, PV_STRING, 0, 0, "curl",
+	    LAYER_ENTRY, "f:3", &err), 0);
+	CHECK_EQ(set_file(&b, PK_FAILURE_CODES, PV_STRING, 0, 0, "7",
+	    LAYER_ENTRY, "f:4", &err), 0);
+	CHECK_EQ(policy_finish(&b, &p, &err), 0);
+	want = codes("7");
+	CHECK(codeset_eq(&p.failure_codes, &want));
+	want = codes("0");
+	CHECK(codeset_eq(&p.success_codes, &want));
+	CHECK_STR(b.origin[PK_FAILURE_CODES], "f:4");
+	CHECK_STR(b.origin[PK_SUCCESS_CODES], "f:3");
+
+	/* A preset in a higher layer replaces a lower explicit class. */
+	policy_init(&b);
+	CHECK_EQ(set_file(&b, PK_FAILURE_CODES, PV_STRING, 0, 0, "1-255",
+	    LAYER_DEFAULTS, "f:2", &err), 0);
+	CHECK_EQ(set_cli(&b, PK_PRESET, "psql", &err), 0);
+	CHECK_EQ(policy_finish(&b, &p, &err), 0);
+	want = codes("2");
+	CHECK(codeset_eq(&p.failure_codes, &want));
+	CHECK_STR(b.origin[PK_FAILURE_CODES], "command line");
+
+	/* An explicit success code leaves the preset's failures. */
+	policy_init(&b);
+	CHECK_EQ(set_file(&b, PK_PRESET, PV_STRING, 0, 0, "curl",
+	    LAYER_DEFAULTS, "f:2", &err), 0);
+	CHECK_EQ(set_cli(&b, PK_SUCCESS_CODES, "0,7", &err), 0);
+	CHECK_EQ(policy_finish(&b, &p, &err), 0);
+	CHECK(!codeset_has(&p.failure_codes, 7));
+	CHECK(codeset_has(&p.failure_codes, 6));
+	CHECK(codeset_has(&p.success_codes, 7));
+	CHECK(disjoint(&p));
+
+	/* "none" empties a class: no exit code fails. */
+	policy_init(&b);
+	CHECK_EQ(set_cli(&b, PK_FAILURE_CODES, "none", &err), 0);
+	CHECK_EQ(policy_finish(&b, &p, &err), 0);
+	want = codes("none");
+	CHECK(codeset_eq(&p.failure_codes, &want));
+	policy_format(&b, PK_FAILURE_CODES, buf, sizeof buf);
+	CHECK_STR(buf, "\"none\"");
+
+	/* Every preset is accepted and has disjoint classes. */
+	for (n = 0, name = policy_presets; *name != NULL; name++, n++) {
+		policy_init(&b);
+		CHECK_EQ(set_cli(&b, PK_PRESET, *name, &err), 0);
+		CHECK_EQ(policy_finish(&b, &p, &err), 0);
+		CHECK(disjoint(&p));
+		CHECK(codeset_has(&p.success_codes, 0));
+		policy_format(&b, PK_PRESET, buf, sizeof buf);
+		CHECK(strlen(buf) == strlen(*name) + 2 &&
+		    strncmp(buf + 1, *name, strlen(*name)) == 0);
+	}
+	CHECK_EQ(n, 6);
+	policy_init(&b);
+	CHECK_EQ(set_cli(&b, PK_PRESET, "ssh", &err), 0);
+	CHECK_EQ(policy_finish(&b, &p, &err), 0);
+	CHECK(codeset_has(&p.failure_codes, 255));
+	CHECK(!codeset_has(&p.failure_codes, 1));
+}
+
+static void
+test_finish(void)
+{
+	struct policy_builder	b;
+	struct cb_policy	p;
+	struct cb_err		err;
+
+	/* Explicit min_calls above the window. */
+	policy_init(&b);
+	CHECK_EQ(set_cli(&b, PK_TRIP_MIN_CALLS, "30", &err), 0);
+	CHECK_EQ(policy_finish(&b, &p, &err), -1);
+	CHECK_STR(err.msg, "trip.min_calls (command line) is 30, more than "
+	    "trip.window (built-in), which is 20");
+
+	policy_init(&b);
+	CHECK_EQ(set_file(&b, PK_TRIP_MIN_CALLS, PV_INT, 8, 0, NULL,
+	    LAYER_DEFAULTS, "f:3", &err), 0);
+	CHECK_EQ(set_file(&b, PK_TRIP_WINDOW, PV_INT, 5, 0, NULL,
+	    LAYER_ENTRY, "f:9", &err), 0);
+	CHECK_EQ(policy_finish(&b, &p, &err), -1);
+	CHECK_STR(err.msg, "trip.min_calls (f:3) is 8, more than "
+	    "trip.window (f:9), which is 5");
+
+	/* The built-in min_calls gives way to a smaller window. */
+	policy_init(&b);
+	CHECK_EQ(set_cli(&b, PK_TRIP_WINDOW, "5", &err), 0);
+	CHECK_EQ(policy_finish(&b, &p, &err), 0);
+	CHECK_EQ(p.trip_min_calls, 5);
+	CHECK(strstr(b.origin[PK_TRIP_MIN_CALLS], "capped") != NULL);
+
+	policy_init(&b);
+	CHECK_EQ(set_cli(&b, PK_TRIP_WINDOW, "10", &err), 0);
+	CHECK_EQ(set_cli(&b, PK_TRIP_MIN_CALLS, "10", &err), 0);
+	CHECK_EQ(policy_finish(&b, &p, &err), 0);
+
+	/* Explicit max_open_timeout below open_timeout. */
+	policy_init(&b);
+	CHECK_EQ(set_cli(&b, PK_MAX_OPEN_TIMEOUT, "30s", &err), 0);
+	CHECK_EQ(policy_finish(&b, &p, &err), -1);
+	CHECK_STR(err.msg, "max_open_timeout (command line) is 30s, shorter "
+	    "than open_timeout (built-in), which is 1m");
+
+	/* The built-in max_open_timeout rises to a longer open_timeout. */
+	policy_init(&b);
+	CHECK_EQ(set_cli(&b, PK_OPEN_TIMEOUT, "30m", &err), 0);
+	CHECK_EQ(policy_finish(&b, &p, &err), 0);
+	CHECK_EQ(p.max_open_timeout_ms, 1800000);
+	CHECK(strstr(b.origin[PK_MAX_OPEN_TIMEOUT], "raised") != NULL);
+
+	policy_init(&b);
+	CHECK_EQ(set_cli(&b, PK_OPEN_TIMEOUT, "10m", &err), 0);
+	CHECK_EQ(set_cli(&b, PK_MAX_OPEN_TIMEOUT, "10m", &err), 0);
+	CHECK_EQ(policy_finish(&b, NULL, &err), 0);
+
+	/* Finishing twice gives the same policy. */
+	policy_init(&b);
+	CHECK_EQ(set_cli(&b, PK_PRESET, "rsync", &err), 0);
+	CHECK_EQ(set_cli(&b, PK_IGNORE_CODES, "24", &err), 0);
+	CHECK_EQ(policy_finish(&b, &p, &err), 0);
+	{
+		struct cb_policy	p2;
+
+		CHECK_EQ(policy_finish(&b, &p2, &err), 0);
+		CHECK(memcmp(&p.failure_codes, &p2.failure_codes,
+		    sizeof p.failure_codes) == 0);
+		CHECK(memcmp(&p.ignore_codes, &p2.ignore_codes,
+		    sizeof p.ignore_codes) == 0);
+	}
+}
+
+void
+test_policy(void)
+{
+	test_parse_duration();
+	test_format_duration();
+	test_parse_codes();
+	test_keys();
+	test_defaults();
+	test_set_errors();
+	test_set_values();
+	test_layers();
+	test_classes();
+	test_finish();
+}

@@ -1,0 +1,52 @@
+/*
+ * unit.h: the smallest test harness that reports well.  CHECK records a
+ * failure with file and line and carries on; each unit-*.c exports one
+ * void test_MODULE(void) that unit.c calls.
+ */
+#ifndef CBEXEC_UNIT_H
+#define CBEXEC_UNIT_H
+
+#include <stdio.h>
+#include <string.h>
+
+extern int	unit_passed;
+extern int	unit_failed;
+
+#define CHECK(cond) do {						\
+	if (cond)							\
+		unit_passed++;						\
+	else {								\
+		unit_failed++;						\
+		fprintf(stderr, "%s:%d: CHECK(%s) failed\n",		\
+		    __FILE__, __LINE__, #cond);				\
+	}								\
+} while (0)
+
+#define CHECK_EQ(a, b) do {						\
+	long long a_ = (long long)(a), b_ = (long long)(b);		\
+	if (a_ == b_)							\
+		unit_passed++;						\
+	else {								\
+		unit_failed++;						\
+		fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", \
+		    __FILE__, __LINE__, #a, a_, #b, b_);		\
+	}								\
+} while (0)
+
+#define CHECK_STR(a, b) do {						\
+	const char *a_ = (a), *b_ = (b);				\
+	if (strcmp(a_, b_) == 0)					\
+		unit_passed++;						\
+	else {								\
+		unit_failed++;						\
+		fprintf(stderr, "%s:%d: %s is \"%s\", expected \"%s\"\n", \
+		    __FILE__, __LINE__, #a, a_, b_);			\
+	}								\
+} while (0)
+
+void	test_policy(void);
+void	test_record(void);
+void	test_breaker(void);
+void	test_classify(void);
+
+#endif

@@ -90,19 +90,19 @@ deps:
 		echo "deps: all build and test dependencies are installed"; \
 	fi
 
-# Every pass appends "PASSED FAILED" to $(COUNTS); check sums them into the
-# closing line.
+# Every bats pass appends "PASSED FAILED SKIPPED" to $(COUNTS); check sums
+# them into the closing line and fails when nothing passed.
 COUNTS	= build/.check-counts
-TAPSUM	= awk '/^ok /{p++} /^not ok /{f++} {print} \
-	  END{printf "%d %d\n", p, f > "/dev/stderr"}'
+TAPSUM	= awk '/^ok .* \# skip/{s++; print; next} /^ok /{p++} /^not ok /{f++} \
+	  {print} END{printf "%d %d %d\n", p, f, s > "/dev/stderr"}'
 
 check:
 	@mkdir -p build && : > $(COUNTS)
 	@$(MAKE) --no-print-directory check-one SANITIZE=0
 	@if [ "$(SANITIZE)" != 0 ]; then \
 		$(MAKE) --no-print-directory check-one SANITIZE=1; fi
-	@awk '{p+=$$1; f+=$$2} END{printf "check: %d passed, %d failed\n", \
-	    p, f; exit !(p > 0 && f == 0)}' $(COUNTS)
+	@awk '{p+=$$1; f+=$$2; s+=$$3} END{printf "check: %d passed, %d " \
+	    "failed, %d skipped\n", p, f, s; exit !(p > 0 && f == 0)}' $(COUNTS)
 
 # ASan is not first in the library list when faketime is preloaded.
 SANENV	= ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1:exitcode=86 \

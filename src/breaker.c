@@ -36,9 +36,41 @@ cooldown(const struct cb_record *r, const struct cb_policy *p)
 	return c;
 }
 
+/* Remember a run's outcome in the strip, dropping the oldest. */
 static void
-transition(struct cb_record *r, const struct cb_env *env, enum cb_state to,
-    const char *reason, struct cb_effects *fx)
+mark(struct cb_record *r, enum cb_outcome o, int timed_out)
+{
+	if (r->nruns >= RECORD_RUNS) {
+		memmove(r->runs, r->runs + 1, RECORD_RUNS - 1);
+		r->nruns = RECORD_RUNS - 1;
+	}
+	r->runs[r->nruns++] = (uint8_t)(o | (timed_out ? RECORD_MARK_TIMEOUT :
+	    0));
+}
+
+static void
+remember(struct cb_record *r, const struct cb_env *env, enum cb_state to,
+    const char *reason, const char *user)
+{
+	struct cb_histent	*h;
+
+	if (r->nhist >= RECORD_TRANSITIONS) {
+		memmove(r->hist, r->hist + 1,
+		    (RECORD_TRANSITIONS - 1) * sizeof r->hist[0]);
+		r->nhist = RECORD_TRANSITIONS - 1;
+	}
+	h = &r->hist[r->nhist++];
+	h->at_ms = env->now_ms;
+	h->from = (uint8_t)r->state;
+	h->to = (uint8_t)to;
+	snprintf(h->reason, sizeof h->reason, "%s", reason);
+	snprintf(h->user, sizeof h->user, "%s", user != NULL ? user : "");
+}
+
+static void
+transition_by(struct cb_record *r, const struct cb_env *env,
+    enum cb_state to, const char *reason, const char *user,
+    struct cb_effects *fx)
 {
 	struct cb_transition	*t;
 
@@ -49,6 +81,7 @@ transition(struct cb_record *r, const struct cb_env *env, enum cb_state to,
 		t->epoch = r->epoch + 1;
 		snprintf(t->reason, sizeof t->reason, "%s", reason);
 	}
+	remember(r, env, to, reason, user);
 	r->state = to;
 	r->epoch++;
 	r->changed_at_ms = env->now_ms;
@@ -59,11 +92,18 @@ transition(struct cb_record *r, const struct cb_env *env, enum cb_state to,
 	r->half_open_successes = 0;
 }
 
+static void
+transition(struct cb_record *r, const struct cb_env *env, enum cb_state to,
+    const char *reason, struct cb_effects *fx)
+{
+	transition_by(r, env, to, reason, NULL, fx);
+}
+
 /* Open for len milliseconds, spread later by up to jitter x len. */
 static void
 open_for(struct cb_record *r, const struct cb_policy *p,
     const struct cb_env *env, int64_t len, int jitter, const char *reason,
-    struct cb_effects *fx)
+    const char *user, struct cb_effects *fx)
 {
 	double	spread;
 
@@ -72,16 +112,16 @@ open_for(struct cb_record *r, const struct cb_policy *p,
 		if (spread > 0 && spread < 9e15)
 			len += (int64_t)spread;
 	}
-	transition(r, env, STATE_OPEN, reason, fx);
+	transition_by(r, env, STATE_OPEN, reason, user, fx);
 	r->opened_at_ms = env->now_ms;
 	r->open_until_ms = env->now_ms + len;
 }
 
 static void
 close_breaker(struct cb_record *r, const struct cb_env *env,
-    const char *reason, struct cb_effects *fx)
+    const char *reason, const char *user, struct cb_effects *fx)
 {
-	transition(r, env, STATE_CLOSED, reason, fx);
+	transition_by(r, env, STATE_CLOSED, reason, user, fx);
 	r->open_until_ms = 0;
 	r->cooldown_ms = 0;
 	r->consecutive_failures = 0;
@@ -100,7 +140,7 @@ reopen(struct cb_record *r, const struct cb_policy *p,
 	if (next > (double)p->max_open_timeout_ms)
 		next = (double)p->max_open_timeout_ms;
 	r->cooldown_ms = (int64_t)next;
-	open_for(r, p, env, r->cooldown_ms, 1, reason, fx);
+	open_for(r, p, env, r->cooldown_ms, 1, reason, NULL, fx);
 }
 
 static int
@@ -158,7 +198,8 @@ failtimes_trim(struct cb_record *r, unsigned keep)
 	if (r->nfailtimes <= keep)
 		return;
 	drop = r->nfailtimes - keep;
-	memmove(r->failtimes, r->failtimes + drop, keep * sizeof r->failtimes[0]);
+	memmove(r->failtimes, r->failtimes + drop,
+	    keep * sizeof r->failtimes[0]);
 	r->nfailtimes = (uint16_t)keep;
 }
 
@@ -213,7 +254,7 @@ maybe_trip(struct cb_record *r, const struct cb_policy *p,
 		return;
 	}
 	r->cooldown_ms = 0;
-	open_for(r, p, env, cooldown(r, p), 1, reason, fx);
+	open_for(r, p, env, cooldown(r, p), 1, reason, NULL, fx);
 }
 
 /* Why a probe slot must be reclaimed, or NULL. */
@@ -245,6 +286,7 @@ refuse(struct cb_record *r, const struct cb_env *env, struct cb_ticket *t)
 		t->retry_in_ms = -1;
 	snprintf(t->why, sizeof t->why, "%s", r->reason);
 	r->rejected++;
+	mark(r, OUTCOME_REJECTED, 0);
 }
 
 int
@@ -331,9 +373,8 @@ probe_failed_reason(const struct cb_run *run, char *buf, size_t len)
 {
 	if (run->timed_out)
 		snprintf(buf, len, "probe timed out");
-	else if (run->exit_code > 128 && run->exit_code < 128 + 65)
-		snprintf(buf, len, "probe failed (exit %d, signal %d)",
-		    run->exit_code, run->exit_code - 128);
+	else if (run->signal != 0)
+		snprintf(buf, len, "probe killed by signal %d", run->signal);
 	else if (run->exit_code >= 0)
 		snprintf(buf, len, "probe failed (exit %d)", run->exit_code);
 	else
@@ -345,7 +386,8 @@ breaker_record(struct cb_record *r, const struct cb_policy *p,
     const struct cb_env *env, const struct cb_ticket *t,
     const struct cb_run *run, struct cb_effects *fx)
 {
-	char	reason[RECORD_REASON_MAX];
+	char		reason[RECORD_REASON_MAX];
+	enum cb_outcome	o;
 
 	r->last_used_ms = env->now_ms;
 	r->last_run_at_ms = env->now_ms;
@@ -357,21 +399,27 @@ breaker_record(struct cb_record *r, const struct cb_policy *p,
 
 	if (t->epoch != r->epoch || r->state == STATE_OPEN) {
 		r->stale++;
+		mark(r, OUTCOME_STALE, run->timed_out);
 		return OUTCOME_STALE;
 	}
+	o = run->outcome == OUTCOME_SUCCESS || run->outcome ==
+	    OUTCOME_FAILURE || run->outcome == OUTCOME_INTERRUPTED ?
+	    run->outcome : OUTCOME_IGNORED;
+	mark(r, o, run->timed_out);
 	if (t->probe)
 		free_slot(r, t->token);
 
-	switch (run->outcome) {
+	switch (o) {
 	case OUTCOME_SUCCESS:
 		r->successes++;
 		if (r->state == STATE_HALF_OPEN) {
-			if (++r->half_open_successes >= p->half_open_max_calls) {
+			if (++r->half_open_successes >=
+			    p->half_open_max_calls) {
 				snprintf(reason, sizeof reason,
 				    "%u probe%s succeeded",
 				    r->half_open_successes,
 				    r->half_open_successes == 1 ? "" : "s");
-				close_breaker(r, env, reason, fx);
+				close_breaker(r, env, reason, NULL, fx);
 			}
 			break;
 		}
@@ -387,6 +435,10 @@ breaker_record(struct cb_record *r, const struct cb_policy *p,
 		}
 		r->consecutive_failures++;
 		window_push(r, p, 1);
+		/* Times after now are from before the clock stepped back. */
+		while (r->nfailtimes > 0 &&
+		    r->failtimes[r->nfailtimes - 1] > env->now_ms)
+			r->nfailtimes--;
 		failtimes_trim(r, p->trip_failures - 1);
 		r->failtimes[r->nfailtimes++] = env->now_ms;
 		maybe_trip(r, p, env, fx);
@@ -398,30 +450,29 @@ breaker_record(struct cb_record *r, const struct cb_policy *p,
 		r->ignored++;
 		break;
 	}
-	return run->outcome == OUTCOME_SUCCESS || run->outcome ==
-	    OUTCOME_FAILURE || run->outcome == OUTCOME_INTERRUPTED ?
-	    run->outcome : OUTCOME_IGNORED;
+	return o;
 }
 
 void
 breaker_trip(struct cb_record *r, const struct cb_policy *p,
     const struct cb_env *env, int64_t for_ms, const char *reason,
-    struct cb_effects *fx)
+    const char *user, struct cb_effects *fx)
 {
 	r->last_used_ms = env->now_ms;
 	if (for_ms > 0)
-		open_for(r, p, env, for_ms, 0, reason, fx);
+		open_for(r, p, env, for_ms, 0, reason, user, fx);
 	else
-		open_for(r, p, env, cooldown(r, p), 1, reason, fx);
+		open_for(r, p, env, cooldown(r, p), 1, reason, user, fx);
 }
 
 void
 breaker_reset(struct cb_record *r, const struct cb_policy *p,
-    const struct cb_env *env, const char *reason, struct cb_effects *fx)
+    const struct cb_env *env, const char *reason, const char *user,
+    struct cb_effects *fx)
 {
 	(void)p;
 	r->last_used_ms = env->now_ms;
-	close_breaker(r, env, reason, fx);
+	close_breaker(r, env, reason, user, fx);
 }
 
 void

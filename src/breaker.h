@@ -36,7 +36,8 @@ enum cb_outcome {
 enum cb_liveness {
 	HOLDER_ALIVE,		/* still running: only its lease can expire */
 	HOLDER_DEAD,		/* gone, or its pid was reused */
-	HOLDER_UNKNOWN		/* cannot tell (another host): trust the lease */
+	HOLDER_UNKNOWN		/* cannot tell (another host): trust
+				 * the lease */
 };
 
 struct cb_env {
@@ -80,6 +81,7 @@ struct cb_run {
 	enum cb_outcome	outcome;	/* SUCCESS, FAILURE, IGNORED or
 					 * INTERRUPTED */
 	int		timed_out;
+	int		signal;		/* died of this signal, or 0 */
 	int		exit_code;	/* what cbexec exits with, -1: none */
 	int64_t		duration_ms;
 };
@@ -113,13 +115,15 @@ enum cb_outcome	breaker_record(struct cb_record *, const struct cb_policy *,
  * Manual trip: open r for for_ms (0: the current cool-down) whatever its
  * state, leaving the backoff state as it was.  Manual reset: close r,
  * clearing its failure counts and backoff.  Both are transitions (the epoch
- * moves, in-flight calls become stale) with reason as given.
+ * moves, in-flight calls become stale) with reason as given, remembered in
+ * the history with user.
  */
 void	breaker_trip(struct cb_record *, const struct cb_policy *,
 	    const struct cb_env *, int64_t for_ms, const char *reason,
-	    struct cb_effects *);
+	    const char *user, struct cb_effects *);
 void	breaker_reset(struct cb_record *, const struct cb_policy *,
-	    const struct cb_env *, const char *reason, struct cb_effects *);
+	    const struct cb_env *, const char *reason, const char *user,
+	    struct cb_effects *);
 
 /* The threshold the trip policy is measured against, for display:
  * "3/5", "4/10 (40%)".  Writes into buf. */

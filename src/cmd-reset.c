@@ -13,7 +13,7 @@ reset_one(struct cb_record *r, const struct cb_policy *p,
     struct cb_effects *fx)
 {
 	(void)a;
-	breaker_reset(r, p, env, reason, fx);
+	breaker_reset(r, p, env, reason, cmd_user(), fx);
 }
 
 static int

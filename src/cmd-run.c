@@ -349,6 +349,7 @@ cmd_run_exec(struct cb_ctx *ctx, int argc, char **argv)
 	in.duration_ms = res.duration_ms;
 	st.run.outcome = classify(&p, &in);
 	st.run.timed_out = res.timed_out;
+	st.run.signal = res.signal;
 	st.run.exit_code = res.status;
 	st.run.duration_ms = res.duration_ms;
 	st.env.now_ms = clock_wall_ms();

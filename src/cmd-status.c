@@ -77,7 +77,8 @@ rfc3339(int64_t ms, int quoted, char *buf, size_t len)
 		return;
 	}
 	snprintf(buf, len, "%s%04d-%02d-%02dT%02d:%02d:%02d.%03dZ%s",
-	    quoted ? "\"" : "", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+	    quoted ? "\"" : "", tm.tm_year + 1900, tm.tm_mon + 1,
+	    tm.tm_mday, tm.tm_hour,
 	    tm.tm_min, tm.tm_sec, (int)frac, quoted ? "\"" : "");
 }
 
@@ -478,6 +479,7 @@ const struct cmd_entry cmd_status_entry = {
 	"show breakers: a table, one in detail, JSON or names",
 	"      --json   every field of every breaker, as a JSON array\n"
 	"      --names  names only, one a line\n"
-	"One exact NAME shows that breaker in detail; GLOBs (fnmatch) filter.\n",
+	"One exact NAME shows that breaker in detail; GLOBs (fnmatch)\n"
+	"filter.\n",
 	cmd_status_exec
 };

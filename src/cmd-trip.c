@@ -13,7 +13,7 @@ trip_one(struct cb_record *r, const struct cb_policy *p,
     const struct cb_env *env, const struct admin_args *a, const char *reason,
     struct cb_effects *fx)
 {
-	breaker_trip(r, p, env, a->for_ms, reason, fx);
+	breaker_trip(r, p, env, a->for_ms, reason, cmd_user(), fx);
 }
 
 static int

@@ -121,7 +121,7 @@ void	cmd_transitions(struct cb_ctx *, const char *name,
 
 /* Operands and options of reset, trip and forget (cmd-admin.c). */
 struct admin_args {
-	int		  want_reason;	/* set by the caller: --reason allowed */
+	int		  want_reason;	/* set by the caller: --reason ok */
 	int		  want_for;	/* --for allowed */
 	const char	 *reason;
 	int64_t		  for_ms;

@@ -43,14 +43,14 @@ struct config_layer {
 };
 
 struct cb_config {
-	char			*path;		/* file read, or NULL: built-in */
+	char			*path;		/* file read; NULL: built-in */
 	char			*state;		/* `state`, or NULL */
 	mode_t			 state_mode;	/* default 0600 */
 	enum cb_sync		 sync;
 	long long		 max_breakers;	/* default 100000 */
 	enum cb_store_error	 on_store_error;
 	enum cb_log		 log;
-	char			**on_transition;	/* argv, NULL-terminated; or NULL */
+	char			**on_transition;	/* argv or NULL */
 	struct config_layer	 defaults;
 	struct config_layer	*breakers;
 	size_t			 nbreakers;

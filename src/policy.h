@@ -158,7 +158,7 @@ struct policy_builder {
 	int			 preset;	/* -1: none */
 };
 
-/* Key name <-> index; -1 for an unknown name.  Names use dots: "trip.policy". */
+/* Key name <-> index; -1 for an unknown name ("trip.policy", with dots). */
 int		 policy_key_lookup(const char *);
 const char	*policy_key_name(enum policy_key);
 

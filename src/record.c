@@ -1,5 +1,5 @@
 /*
- * record.c: encode and decode one breaker's record.  The layout, version 1,
+ * record.c: encode and decode one breaker's record.  The layout, version 2,
  * all integers little-endian:
  *
  *	"CBRK" u16 version u8 state u8 0
@@ -16,7 +16,12 @@
  *	    16 bytes boot_id)
  *	u16 n, (n + 7) / 8 bytes of rate window bits
  *	u16 n, n x i64 failure times
+ *	u8 n, n bytes of run marks			(version 2 on)
+ *	u8 n, n x (i64 at u8 from u8 to u8 len, len bytes of reason
+ *	    u8 len, len bytes of user)			(version 2 on)
  *
+ * Version 1 records end after the failure times and decode with empty
+ * histories.
  * Decoding checks every length against the input before reading, so a
  * truncated or hostile record is an error, never an overread.
  */
@@ -56,7 +61,8 @@ record_state_name(enum cb_state s)
 void
 record_encode(const struct cb_record *r, struct cb_buf *b)
 {
-	size_t	i, rlen;
+	const struct cb_histent	*h;
+	size_t			 i, n, rlen;
 
 	buf_reserve(b, 256);
 	buf_add(b, RECORD_MAGIC, 4);
@@ -105,6 +111,38 @@ record_encode(const struct cb_record *r, struct cb_buf *b)
 	buf_add_u16(b, r->nfailtimes);
 	for (i = 0; i < r->nfailtimes && i < RECORD_MAX_FAILTIMES; i++)
 		buf_add_u64(b, (uint64_t)r->failtimes[i]);
+
+	n = r->nruns < RECORD_RUNS ? r->nruns : RECORD_RUNS;
+	buf_add_u8(b, (uint8_t)n);
+	buf_add(b, r->runs, n);
+
+	n = r->nhist < RECORD_TRANSITIONS ? r->nhist : RECORD_TRANSITIONS;
+	buf_add_u8(b, (uint8_t)n);
+	for (i = 0; i < n; i++) {
+		h = &r->hist[i];
+		buf_add_u64(b, (uint64_t)h->at_ms);
+		buf_add_u8(b, h->from);
+		buf_add_u8(b, h->to);
+		rlen = strnlen(h->reason, sizeof h->reason - 1);
+		buf_add_u8(b, (uint8_t)rlen);
+		buf_add(b, h->reason, rlen);
+		rlen = strnlen(h->user, sizeof h->user - 1);
+		buf_add_u8(b, (uint8_t)rlen);
+		buf_add(b, h->user, rlen);
+	}
+}
+
+/* Copy n bytes of text into dst (size max), refusing NUL bytes. */
+static int
+take_text(const uint8_t *p, size_t n, char *dst, size_t max)
+{
+	if (p == NULL)
+		return 0;	/* short read: reported by the caller */
+	if (n >= max || memchr(p, '\0', n) != NULL)
+		return -1;
+	memcpy(dst, p, n);
+	dst[n] = '\0';
+	return 0;
 }
 
 /* A bounded reader: every take checks the remaining length first. */
@@ -165,6 +203,59 @@ static int64_t
 take_i64(struct reader *rd)
 {
 	return (int64_t)take_u64(rd);
+}
+
+static int
+decode_history(struct reader *rd, struct cb_record *r, struct cb_err *err)
+{
+	struct cb_histent	*h;
+	const uint8_t		*p;
+	uint8_t			 n, len;
+	size_t			 i;
+
+	n = take_u8(rd);
+	if (n > RECORD_RUNS) {
+		err_set(err, "record holds %u run marks, more than %d", n,
+		    RECORD_RUNS);
+		return -1;
+	}
+	r->nruns = n;
+	if ((p = take(rd, n)) != NULL)
+		memcpy(r->runs, p, n);
+
+	n = take_u8(rd);
+	if (n > RECORD_TRANSITIONS) {
+		err_set(err, "record holds %u transitions, more than %d", n,
+		    RECORD_TRANSITIONS);
+		return -1;
+	}
+	r->nhist = n;
+	for (i = 0; i < n && !rd->short_read; i++) {
+		h = &r->hist[i];
+		h->at_ms = take_i64(rd);
+		h->from = take_u8(rd);
+		h->to = take_u8(rd);
+		if (h->from >= STATE_COUNT || h->to >= STATE_COUNT) {
+			err_set(err, "record transition %zu has an invalid "
+			    "state", i);
+			return -1;
+		}
+		len = take_u8(rd);
+		if (take_text(take(rd, len), len, h->reason,
+		    sizeof h->reason) == -1) {
+			err_set(err, "record transition %zu has an invalid "
+			    "reason", i);
+			return -1;
+		}
+		len = take_u8(rd);
+		if (take_text(take(rd, len), len, h->user,
+		    sizeof h->user) == -1) {
+			err_set(err, "record transition %zu has an invalid "
+			    "user", i);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 enum record_error
@@ -272,6 +363,9 @@ record_decode(const uint8_t *data, size_t len, struct cb_record *r,
 	r->nfailtimes = n;
 	for (i = 0; i < n; i++)
 		r->failtimes[i] = take_i64(&rd);
+
+	if (version >= 2 && decode_history(&rd, r, err) == -1)
+		return RECORD_EVALUE;
 
 	if (rd.short_read) {
 		err_set(err, "record truncated: %zu bytes", len);

@@ -16,8 +16,14 @@
 #include "util.h"
 
 #define RECORD_MAGIC		"CBRK"
-#define RECORD_VERSION		1
+#define RECORD_VERSION		2
 #define RECORD_REASON_MAX	256	/* bytes, NUL included */
+#define RECORD_USER_MAX		64	/* bytes, NUL included */
+#define RECORD_RUNS		32	/* outcomes kept for the strip */
+#define RECORD_TRANSITIONS	16	/* transitions kept */
+/* A run mark: an enum cb_outcome (breaker.h), or'ed with this when the
+ * run timed out. */
+#define RECORD_MARK_TIMEOUT	0x10
 #define RECORD_MAX_SLOTS	POLICY_MAX_PROBES
 #define RECORD_MAX_WINDOW	POLICY_MAX_WINDOW
 #define RECORD_MAX_FAILTIMES	POLICY_MAX_FAILURES
@@ -27,6 +33,15 @@ enum cb_state {
 	STATE_OPEN,
 	STATE_HALF_OPEN,
 	STATE_COUNT
+};
+
+/* One remembered transition. */
+struct cb_histent {
+	int64_t		at_ms;
+	uint8_t		from;		/* enum cb_state */
+	uint8_t		to;
+	char		reason[RECORD_REASON_MAX];
+	char		user[RECORD_USER_MAX];	/* manual ones; else "" */
 };
 
 /* A half-open probe slot and who holds it. */
@@ -80,6 +95,13 @@ struct cb_record {
 	/* Time policy: wall times of the newest failures, oldest first. */
 	uint16_t	nfailtimes;
 	int64_t		failtimes[RECORD_MAX_FAILTIMES];
+
+	/* Since version 2: the last outcomes (marks) and transitions,
+	 * oldest first. */
+	uint8_t			nruns;
+	uint8_t			runs[RECORD_RUNS];
+	uint8_t			nhist;
+	struct cb_histent	hist[RECORD_TRANSITIONS];
 };
 
 /* A new closed record created at now. */

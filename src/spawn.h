@@ -31,7 +31,7 @@ struct spawn_result {
 	int		timed_out;	/* the timeout fired */
 	int		killed;		/* ... and SIGKILL was sent too */
 	int		interrupted;	/* a signal of ours was forwarded */
-	int		signal;		/* the child died of this signal, or 0 */
+	int		signal;		/* it died of this signal, or 0 */
 	int		exit_code;	/* its exit code when signal == 0 */
 	int64_t		duration_ms;	/* monotonic, fork to reap */
 	/*

@@ -73,7 +73,7 @@ enum store_sync {
 };
 
 struct store_opts {
-	const char	*path;		/* data file; the lock file is PATH-lock */
+	const char	*path;		/* data file; lock file: PATH-lock */
 	mode_t		 mode;		/* new files get exactly this mode */
 	enum store_sync	 sync;
 	int		 readonly;	/* open for reading only (status):

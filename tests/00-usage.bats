@@ -152,3 +152,29 @@ load helper
 	run -0 cb run x -t 5s echo hi
 	assert_output hi
 }
+
+@test "help for every command exits 0" {
+	local c
+	for c in run check status reset trip forget help; do
+		run -0 cb help "$c"
+		assert_output --partial "$c"
+	done
+}
+
+@test "usage errors go to stderr, not stdout" {
+	run --separate-stderr -2 cb frobnicate
+	assert_output ''
+	assert [ -n "$stderr" ]
+	run --separate-stderr -125 cb run x --bogus -- true
+	assert_output ''
+}
+
+@test "a global option without its value is a usage error (2)" {
+	run -2 cb -s
+	run -2 cb -c
+}
+
+@test "a run option without its value is a usage error of run (125)" {
+	run -125 cb run x -t
+	run -125 cb run x -o
+}

@@ -386,3 +386,44 @@ PROBE='touch started.$$; echo $$ >child.$$.pid; echo $PPID >holder.$$.pid; while
 	AT=+63s fail_n x 1
 	assert_equal "$(json_field x state)" open
 }
+
+@test "rate policy: old outcomes slide out of the window" {
+	config 'defaults = { trip = { policy = "rate"; window = 4; min_calls = 4; failure_rate = 0.5; }; };'
+	fail_n x 1
+	ok_n x 4
+	fail_n x 1
+	assert_equal "$(json_field x state)" closed
+	fail_n x 1
+	assert_equal "$(json_field x state)" open
+}
+
+@test "rate policy: closing clears the window" {
+	config 'defaults = { trip = { policy = "rate"; window = 4; min_calls = 4; failure_rate = 0.5; }; };'
+	fail_n x 4
+	assert_equal "$(json_field x state)" open
+	run -0 cb_at +61s run x -- true
+	assert_equal "$(json_field x state)" closed
+	AT=+62s fail_n x 1
+	assert_equal "$(json_field x state)" closed
+}
+
+@test "a probe's lease is its timeout + kill-after + 5s" {
+	fail_n x 5
+	bg 1 cb_at +61s run x -t 3s -k 1s -- sh -c "$PROBE"
+	wait_for eval '[ "$(count started.*)" -eq 1 ]'
+	run -75 cb_at +68s run x -- true
+	assert_output --partial 'half-open'
+	run -75 cb_at +71s run x -- true
+	assert_output --partial 'lease'
+	touch release
+	bg_wait 1
+	assert_equal "$(json_field x stale)" 1
+}
+
+@test "the refusal goes to stderr, stdout stays empty" {
+	fail_n x 5
+	run --separate-stderr -75 cb run x -- true
+	assert_output ''
+	assert_equal "${#stderr_lines[@]}" 1
+	assert_regex "${stderr_lines[0]}" '^cbexec: x: circuit open, retry in [0-9][0-9a-z.]* \(5 consecutive failures\)$'
+}

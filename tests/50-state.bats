@@ -96,11 +96,11 @@ garbage() {
 
 @test "a state file that is not LMDB: run runs the command unguarded and warns" {
 	garbage "$CBEXEC_STATE"
-	run -3 cb run x -- sh -c 'touch marker; exit 3'
+	run --separate-stderr -3 cb run x -- sh -c 'touch marker; exit 3'
 	assert [ -e marker ]
-	assert_output --partial warning
-	assert_output --partial "$CBEXEC_STATE"
-	assert_output --partial unguarded
+	assert_equal "${#stderr_lines[@]}" 1
+	assert_equal "$output" ''
+	assert_regex "$stderr" "^cbexec: warning: .*'$CBEXEC_STATE'.*unguarded"
 	cmp "$CBEXEC_STATE" "$CBEXEC_STATE.orig"
 }
 
@@ -147,12 +147,12 @@ garbage() {
 @test "a record from a newer cbexec is refused naming file and breaker, and never rewritten" {
 	run -0 cb run victim -- true
 	run -0 cb run bystander -- true
-	# Bump victim's record format version (after the magic CBRK) to 7.
+	# Bump victim's record format version (after the magic CBRK) to 127.
 	if ! mdb_dump -n -a "$CBEXEC_STATE" >dump 2>/dev/null || ! grep -q '^ ' dump; then
 		mdb_dump -n "$CBEXEC_STATE" >dump
 	fi
-	grep -q '^ 4342524b0100' dump
-	awk 'prev == " 76696374696d" { sub(/^ 4342524b0100/, " 4342524b0700") }
+	grep -q '^ 4342524b[0-9a-f][0-9a-f]00' dump
+	awk 'prev == " 76696374696d" { sub(/^ 4342524b[0-9a-f][0-9a-f]00/, " 4342524b7f00") }
 	    { print; prev = $0 }' dump >dump.new
 	run -1 cmp -s dump dump.new
 	rm -f "$CBEXEC_STATE" "$CBEXEC_STATE-lock"
@@ -210,6 +210,7 @@ garbage() {
 }
 
 @test "max_breakers evicts the least recently used breaker" {
+	skip "eviction comes with issue 4"
 	config 'max_breakers = 3;'
 	ok_n a 1
 	ok_n b 1
@@ -220,6 +221,7 @@ garbage() {
 }
 
 @test "max_breakers evicts closed breakers before open ones" {
+	skip "eviction comes with issue 4"
 	config 'max_breakers = 3;'
 	run -0 cb trip a
 	ok_n b 1

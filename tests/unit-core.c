@@ -57,13 +57,14 @@ policy_defaults(struct cb_policy *p)
 /* record */
 
 /*
- * A fully populated version 1 record, byte by byte as the layout comment
+ * A fully populated version 2 record, byte by byte as the layout comment
  * at the top of record.c describes it.  golden_record() builds the same
- * record as a struct.
+ * record as a struct.  Its first G_V1_LEN bytes, with the version patched
+ * to 1, are the same record as version 1 wrote it, without histories.
  */
 static const uint8_t golden[] = {
 	0x43, 0x42, 0x52, 0x4b,				/* "CBRK" */
-	0x01, 0x00,					/* version 1 */
+	0x02, 0x00,					/* version 2 */
 	0x01, 0x00,					/* state open, 0 */
 	0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,	/* epoch */
 	0x00, 0x68, 0xe5, 0xcf, 0x8b, 0x01, 0x00, 0x00,	/* created_at */
@@ -110,6 +111,20 @@ static const uint8_t golden[] = {
 	0x02, 0x00,					/* 2 failure times */
 	0x30, 0xdd, 0xe5, 0xcf, 0x8b, 0x01, 0x00, 0x00,
 	0xc8, 0x17, 0xe6, 0xcf, 0x8b, 0x01, 0x00, 0x00,
+	0x03,						/* 3 run marks */
+	0x00, 0x11, 0x05,	/* success, timed-out failure, rejected */
+	0x02,						/* 2 transitions */
+	0x60, 0x52, 0xe6, 0xcf, 0x8b, 0x01, 0x00, 0x00,	/* 0: at */
+	0x00, 0x01,					/* closed -> open */
+	0x16,						/* reason: 22 bytes */
+	'5', ' ', 'c', 'o', 'n', 's', 'e', 'c',
+	'u', 't', 'i', 'v', 'e', ' ', 'f', 'a',
+	'i', 'l', 'u', 'r', 'e', 's',
+	0x00,						/* no user */
+	0x50, 0x2b, 0xe6, 0xcf, 0x8b, 0x01, 0x00, 0x00,	/* 1: at */
+	0x02, 0x01,					/* half-open -> open */
+	0x05, 't', 'r', 'i', 'p', '!',			/* reason */
+	0x03, 'b', 'o', 'b',				/* user */
 };
 
 /* Offsets into golden of the fields the error tests patch. */
@@ -121,6 +136,10 @@ static const uint8_t golden[] = {
 #define G_NSLOTS	204
 #define G_WLEN		294
 #define G_NFAILTIMES	298
+#define G_V1_LEN	316
+#define G_NRUNS		316
+#define G_NHIST		320
+#define G_HIST0_FROM	329
 
 static void
 golden_record(struct cb_record *r)
@@ -171,6 +190,20 @@ golden_record(struct cb_record *r)
 	r->nfailtimes = 2;
 	r->failtimes[0] = T0 + 30000;
 	r->failtimes[1] = T0 + 45000;
+	r->nruns = 3;
+	r->runs[0] = OUTCOME_SUCCESS;
+	r->runs[1] = OUTCOME_FAILURE | RECORD_MARK_TIMEOUT;
+	r->runs[2] = OUTCOME_REJECTED;
+	r->nhist = 2;
+	r->hist[0].at_ms = T0 + 60000;
+	r->hist[0].from = STATE_CLOSED;
+	r->hist[0].to = STATE_OPEN;
+	strcpy(r->hist[0].reason, "5 consecutive failures");
+	r->hist[1].at_ms = T0 + 50000;
+	r->hist[1].from = STATE_HALF_OPEN;
+	r->hist[1].to = STATE_OPEN;
+	strcpy(r->hist[1].reason, "trip!");
+	strcpy(r->hist[1].user, "bob");
 }
 
 /* Decode a copy of exactly len bytes, so ASan sees any overread. */
@@ -198,7 +231,7 @@ test_record_golden_encoding(void)
 
 	golden_record(&r);
 	record_encode(&r, &b);
-	CHECK_EQ(sizeof golden, 316);
+	CHECK_EQ(sizeof golden, 375);
 	CHECK_EQ(b.len, sizeof golden);
 	CHECK(b.len == sizeof golden && memcmp(b.data, golden, b.len) == 0);
 	buf_free(&b);
@@ -236,8 +269,36 @@ test_record_golden_decoding(void)
 	CHECK_EQ(r.window[1], 0x02);
 	CHECK_EQ(r.nfailtimes, 2);
 	CHECK_EQ(r.failtimes[1], T0 + 45000);
+	CHECK_EQ(r.nruns, 3);
+	CHECK_EQ(r.runs[1], OUTCOME_FAILURE | RECORD_MARK_TIMEOUT);
+	CHECK_EQ(r.nhist, 2);
+	CHECK_EQ(r.hist[1].from, STATE_HALF_OPEN);
+	CHECK_STR(r.hist[1].reason, "trip!");
+	CHECK_STR(r.hist[1].user, "bob");
 	/* Every byte of the struct, padding and unused tails included. */
 	CHECK(memcmp(&r, &want, sizeof r) == 0);
+}
+
+/* A version 1 record still decodes, with empty histories. */
+static void
+test_record_version1(void)
+{
+	struct cb_record	r, want;
+	struct cb_err		err;
+	uint8_t			v1[G_V1_LEN];
+
+	memcpy(v1, golden, sizeof v1);
+	v1[G_VERSION] = 1;
+	golden_record(&want);
+	want.nruns = 0;
+	memset(want.runs, 0, sizeof want.runs);
+	want.nhist = 0;
+	memset(want.hist, 0, sizeof want.hist);
+	CHECK_EQ(decode_copy(v1, sizeof v1, &r, &err), RECORD_OK);
+	CHECK(memcmp(&r, &want, sizeof r) == 0);
+	/* But a version 2 record may not stop there. */
+	v1[G_VERSION] = 2;
+	CHECK_EQ(decode_copy(v1, sizeof v1, &r, &err), RECORD_ETRUNC);
 }
 
 static void
@@ -256,7 +317,7 @@ test_record_round_trip(void)
 	CHECK_EQ(r.last_exit, -1);
 	CHECK_EQ(r.last_duration_ms, -1);
 	record_encode(&r, &b);
-	CHECK_EQ(b.len, 8 + 8 + 7 * 8 + 2 * 4 + 11 * 8 + 4 + 8 + 4 * 2);
+	CHECK_EQ(b.len, 8 + 8 + 7 * 8 + 2 * 4 + 11 * 8 + 4 + 8 + 4 * 2 + 2);
 	CHECK(b.len > G_LAST_EXIT + 12 && memcmp(b.data + G_LAST_EXIT,
 	    "\xff\xff\xff\xff" "\xff\xff\xff\xff\xff\xff\xff\xff", 12) == 0);
 	CHECK_EQ(decode_copy(b.data, b.len, &back, &err), RECORD_OK);
@@ -326,8 +387,8 @@ static const struct {
 } decode_errors[] = {
 	{ "bad magic", 3, 'X', 0, 0, RECORD_EMAGIC,
 	  "not a cbexec record (bad magic)" },
-	{ "version 2", G_VERSION, 2, 0, 1, RECORD_ENEWER,
-	  "record version 2 is newer than this cbexec's 1" },
+	{ "version 3", G_VERSION, 3, 0, 1, RECORD_ENEWER,
+	  "record version 3 is newer than this cbexec's 2" },
 	{ "version 256", G_VERSION, 0, 1, 1, RECORD_ENEWER, NULL },
 	{ "version 0", G_VERSION, 0, 0, 1, RECORD_EVALUE,
 	  "record version 0 is invalid" },
@@ -344,6 +405,12 @@ static const struct {
 	  "record rate window of 1001 calls exceeds 1000" },
 	{ "1001 failure times", G_NFAILTIMES, 0xe9, 0x03, 1, RECORD_EVALUE,
 	  "record holds 1001 failure times, more than 1000" },
+	{ "33 run marks", G_NRUNS, 33, 0, 0, RECORD_EVALUE,
+	  "record holds 33 run marks, more than 32" },
+	{ "17 transitions", G_NHIST, 17, 0, 0, RECORD_EVALUE,
+	  "record holds 17 transitions, more than 16" },
+	{ "transition from state 3", G_HIST0_FROM, 3, 0, 0, RECORD_EVALUE,
+	  "record transition 0 has an invalid state" },
 };
 
 static void
@@ -379,7 +446,7 @@ test_record_decode_errors(void)
 	/* Magic is checked before the version, even on 6 bytes. */
 	CHECK_EQ(decode_copy((const uint8_t *)"CBRX\x01\x00", 6, &r, &err),
 	    RECORD_EMAGIC);
-	CHECK_EQ(decode_copy((const uint8_t *)"CBRK\x02\x00", 6, &r, &err),
+	CHECK_EQ(decode_copy((const uint8_t *)"CBRK\x03\x00", 6, &r, &err),
 	    RECORD_ENEWER);
 	CHECK_EQ(decode_copy((const uint8_t *)"CBRK\x01\x00", 6, &r, &err),
 	    RECORD_ETRUNC);
@@ -399,6 +466,7 @@ test_record(void)
 {
 	test_record_golden_encoding();
 	test_record_golden_decoding();
+	test_record_version1();
 	test_record_round_trip();
 	test_record_truncated();
 	test_record_decode_errors();
@@ -1107,7 +1175,8 @@ test_breaker_stale_outcome(void)
 	t = admit_at(&r, &p, T0, 1);
 	CHECK_EQ(t.epoch, 0);
 	env = env_at(T0 + SEC);
-	breaker_trip(&r, &p, &env, 0, "manual trip by alice: test", NULL);
+	breaker_trip(&r, &p, &env, 0, "manual trip by alice: test",
+	    "alice", NULL);
 	epoch = r.epoch;
 	CHECK_EQ(epoch, 1);
 	CHECK_EQ(finish_at(&r, &p, T0 + 2 * SEC, &t, OUTCOME_FAILURE),
@@ -1126,7 +1195,8 @@ test_breaker_stale_outcome(void)
 	open_by_failures(&r, &p, T0);
 	a = admit_at(&r, &p, T0 + 60000, 1);
 	env = env_at(T0 + 61000);
-	breaker_trip(&r, &p, &env, 30000, "manual trip by bob", NULL);
+	breaker_trip(&r, &p, &env, 30000, "manual trip by bob",
+	    "alice", NULL);
 	b = admit_at(&r, &p, T0 + 91000, 1);	/* same token, even */
 	CHECK_EQ(b.probe, 1);
 	CHECK(b.epoch > a.epoch);
@@ -1146,7 +1216,7 @@ test_breaker_stale_outcome(void)
 	record_init(&r, T0);
 	t = admit_at(&r, &p, T0, 1);
 	env = env_at(T0);
-	breaker_reset(&r, &p, &env, "manual reset by alice", NULL);
+	breaker_reset(&r, &p, &env, "manual reset by alice", "alice", NULL);
 	CHECK_EQ(finish_at(&r, &p, T0, &t, OUTCOME_FAILURE), OUTCOME_STALE);
 	CHECK_EQ(r.state, STATE_CLOSED);
 	CHECK_EQ(r.consecutive_failures, 0);
@@ -1272,7 +1342,8 @@ test_breaker_manual_trip(void)
 	env = env_at(T0 + SEC);
 	env.jitter_u = 0.9;
 	memset(&fx, 0, sizeof fx);
-	breaker_trip(&r, &p, &env, 30000, "manual trip by alice: deploy", &fx);
+	breaker_trip(&r, &p, &env, 30000, "manual trip by alice: deploy",
+	    "alice", &fx);
 	CHECK_EQ(r.state, STATE_OPEN);
 	CHECK_EQ(r.epoch, 1);
 	CHECK_EQ(r.opened_at_ms, T0 + SEC);
@@ -1295,19 +1366,19 @@ test_breaker_manual_trip(void)
 	record_init(&r, T0);
 	r.cooldown_ms = 240000;
 	env = env_at(T0);
-	breaker_trip(&r, &p, &env, 0, "manual trip by alice", NULL);
+	breaker_trip(&r, &p, &env, 0, "manual trip by alice", "alice", NULL);
 	CHECK_EQ(r.state, STATE_OPEN);
 	CHECK_EQ(r.open_until_ms, T0 + 240000);
 	CHECK_EQ(r.cooldown_ms, 240000);
 	record_init(&r, T0);
-	breaker_trip(&r, &p, &env, 0, "manual trip by alice", NULL);
+	breaker_trip(&r, &p, &env, 0, "manual trip by alice", "alice", NULL);
 	CHECK_EQ(r.open_until_ms, T0 + 60000);
 	CHECK_EQ(r.cooldown_ms, 0);
 
 	/* Tripping an open breaker re-opens it: the epoch moves. */
 	env = env_at(T0 + 10 * SEC);
 	memset(&fx, 0, sizeof fx);
-	breaker_trip(&r, &p, &env, 5 * MIN, "manual trip by bob", &fx);
+	breaker_trip(&r, &p, &env, 5 * MIN, "manual trip by bob", "alice", &fx);
 	CHECK_EQ(r.state, STATE_OPEN);
 	CHECK_EQ(r.epoch, 2);
 	CHECK_EQ(r.opened_at_ms, T0 + 10 * SEC);
@@ -1323,7 +1394,7 @@ test_breaker_manual_trip(void)
 	t = admit_at(&r, &p, T0 + 60000, 1);
 	CHECK_EQ(r.nslots, 1);
 	env = env_at(T0 + 61000);
-	breaker_trip(&r, &p, &env, 0, "manual trip by carol", NULL);
+	breaker_trip(&r, &p, &env, 0, "manual trip by carol", "alice", NULL);
 	CHECK_EQ(r.state, STATE_OPEN);
 	CHECK_EQ(r.nslots, 0);
 	CHECK_EQ(r.cooldown_ms, 0);
@@ -1350,7 +1421,7 @@ test_breaker_manual_reset(void)
 
 	env = env_at(T0 + 70000);
 	memset(&fx, 0, sizeof fx);
-	breaker_reset(&r, &p, &env, "manual reset by alice", &fx);
+	breaker_reset(&r, &p, &env, "manual reset by alice", "alice", &fx);
 	CHECK_EQ(r.state, STATE_CLOSED);
 	CHECK_EQ(r.epoch, 4);
 	CHECK_EQ(r.consecutive_failures, 0);
@@ -1370,7 +1441,7 @@ test_breaker_manual_reset(void)
 
 	/* Even a closed breaker: still a transition. */
 	memset(&fx, 0, sizeof fx);
-	breaker_reset(&r, &p, &env, "manual reset by bob", &fx);
+	breaker_reset(&r, &p, &env, "manual reset by bob", "alice", &fx);
 	CHECK_EQ(r.epoch, 5);
 	CHECK_EQ(fx.ntrans, 1);
 	CHECK_EQ(fx.trans[0].from, STATE_CLOSED);
@@ -1642,12 +1713,13 @@ test_breaker_counters(void)
 	/* A stale one. */
 	old = admit_at(&r, &p, T0, 1);
 	env = env_at(T0 + 40000);
-	breaker_reset(&r, &p, &env, "manual reset by alice", NULL);
+	breaker_reset(&r, &p, &env, "manual reset by alice", "alice", NULL);
 	CHECK_EQ(finish_at(&r, &p, T0 + 40000, &old, OUTCOME_SUCCESS),
 	    OUTCOME_STALE);
 
 	/* Two refusals. */
-	breaker_trip(&r, &p, &env, 60000, "manual trip by alice", NULL);
+	breaker_trip(&r, &p, &env, 60000, "manual trip by alice",
+	    "alice", NULL);
 	CHECK_EQ(admit_at(&r, &p, T0 + 41000, 1).admitted, 0);
 	CHECK_EQ(admit_at(&r, &p, T0 + 42000, 1).admitted, 0);
 
@@ -1706,9 +1778,64 @@ test_breaker_outcome_names(void)
 	CHECK_STR(breaker_outcome_name(OUTCOME_COUNT), "unknown");
 }
 
+/* The strip of run marks and the transition history roll over. */
+static void
+test_breaker_history(void)
+{
+	struct cb_policy	p;
+	struct cb_record	r;
+	struct cb_ticket	t;
+	struct cb_env		env = env_at(T0);
+	int			i;
+
+	policy_defaults(&p);
+	record_init(&r, T0);
+	call_at(&r, &p, T0, OUTCOME_SUCCESS);
+	open_by_failures(&r, &p, T0 + SEC);
+	t = admit_at(&r, &p, T0 + 2 * SEC, 1);
+	CHECK_EQ(t.admitted, 0);
+	CHECK_EQ(r.nruns, 7);
+	CHECK_EQ(r.runs[0], OUTCOME_SUCCESS);
+	CHECK_EQ(r.runs[5], OUTCOME_FAILURE);
+	CHECK_EQ(r.runs[6], OUTCOME_REJECTED);
+	CHECK_EQ(r.nhist, 1);
+	CHECK_EQ(r.hist[0].at_ms, T0 + SEC);
+	CHECK_EQ(r.hist[0].from, STATE_CLOSED);
+	CHECK_EQ(r.hist[0].to, STATE_OPEN);
+	CHECK_STR(r.hist[0].reason, "5 consecutive failures");
+	CHECK_STR(r.hist[0].user, "");
+
+	env.now_ms = T0 + 3 * SEC;
+	breaker_reset(&r, &p, &env, "manual reset by carol: ok", "carol",
+	    NULL);
+	CHECK_EQ(r.nhist, 2);
+	CHECK_STR(r.hist[1].user, "carol");
+	CHECK_STR(r.hist[1].reason, "manual reset by carol: ok");
+	CHECK_EQ(r.hist[1].from, STATE_OPEN);
+	CHECK_EQ(r.hist[1].to, STATE_CLOSED);
+
+	/* 40 more runs: the strip keeps the newest 32. */
+	for (i = 0; i < 40; i++)
+		call_at(&r, &p, T0 + 4 * SEC, i == 39 ? OUTCOME_IGNORED :
+		    OUTCOME_SUCCESS);
+	CHECK_EQ(r.nruns, RECORD_RUNS);
+	CHECK_EQ(r.runs[RECORD_RUNS - 1], OUTCOME_IGNORED);
+	CHECK_EQ(r.runs[0], OUTCOME_SUCCESS);
+
+	/* 20 more transitions: the newest 16 are kept, oldest first. */
+	for (i = 0; i < 20; i++) {
+		env.now_ms = T0 + (10 + i) * SEC;
+		breaker_trip(&r, &p, &env, SEC, "t", "dave", NULL);
+	}
+	CHECK_EQ(r.nhist, RECORD_TRANSITIONS);
+	CHECK_EQ(r.hist[RECORD_TRANSITIONS - 1].at_ms, T0 + 29 * SEC);
+	CHECK_EQ(r.hist[0].at_ms, T0 + 14 * SEC);
+}
+
 void
 test_breaker(void)
 {
+	test_breaker_history();
 	test_breaker_admit_closed();
 	test_breaker_threshold();
 	test_breaker_success_resets_streak();

@@ -76,6 +76,7 @@ load helper
 
 @test "a bad timeout duration is a usage error of run (125)" {
 	run -125 cb run x -t 5parsecs -- touch marker
+	run -125 cb run x -t -1s -- touch marker
 	assert [ ! -e marker ]
 }
 

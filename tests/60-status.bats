@@ -79,6 +79,15 @@ load helper
 	assert_equal "$(json_field x calls)" 0
 }
 
+@test "--json stays valid with quotes and backslashes in a reason" {
+	run -0 cb trip x --reason 'say "hi" \ back'
+	status_json
+	run -0 jq -r '.[0].name' status.json
+	assert_output x
+	run -0 cb status x
+	assert_output --partial 'say "hi"'
+}
+
 @test "--json counts a death by signal with its 128+N exit" {
 	run -137 cb run x -- sh -c 'kill -9 $$'
 	assert_equal "$(json_field x last_exit)" 137

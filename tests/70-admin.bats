@@ -37,6 +37,15 @@ load helper
 	assert [ "$(json_field x epoch)" -gt "$epoch" ]
 }
 
+@test "trip leaves the backoff as it was: the next failed probe doubles on" {
+	fail_n x 5
+	run -1 cb_at +61s run x -- false
+	assert_equal "$(open_period x)" 120000
+	run -0 cb_at +182s trip x --for 1s
+	run -1 cb_at +184s run x -- false
+	assert_equal "$(open_period x)" 240000
+}
+
 @test "trip --reason is recorded with the user's name" {
 	run -0 cb trip x --reason 'database maintenance'
 	run -0 cb status x

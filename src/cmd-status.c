@@ -669,7 +669,10 @@ add_row(struct status_walk *w, const char *name)
 	    (unsigned long long)r->calls);
 	snprintf(row->rejected, sizeof row->rejected, "%llu",
 	    (unsigned long long)r->rejected);
-	ago(w->now, r->changed_at_ms, row->changed, sizeof row->changed);
+	/* CHANGED: "-" for a breaker that never made a transition. */
+	ago(w->now, r->transitions[STATE_CLOSED] + r->transitions[STATE_OPEN] +
+	    r->transitions[STATE_HALF_OPEN] > 0 ? r->changed_at_ms : 0,
+	    row->changed, sizeof row->changed);
 	retry_in(r, w->now, row->retry, sizeof row->retry);
 	return 0;
 }

@@ -265,3 +265,11 @@ load helper
 	run -0 jq -r '.[0].failure_times[]' status.json
 	assert_line --index 0 --regexp "$RFC3339"
 }
+
+@test "CHANGED is - for a breaker that never changed state" {
+	ok_n a 1
+	fail_n b 5
+	run -0 cb status
+	assert_line --regexp '^a +closed +0/5 +1 +0 +- +- *$'
+	assert_line --regexp '^b +open .* [0-9]+s ago +'
+}

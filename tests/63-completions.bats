@@ -31,6 +31,27 @@ fishcomp() {
 	    "$COMPDIR/cbexec.fish" "$1" | sort
 }
 
+# zshcomp LINE: what zsh lists for LINE after two TABs, driven through a
+# pty (zsh/zpty) with compinit loading completions/_cbexec; escape
+# sequences removed.
+zshcomp() {
+	local script=$T/zshcomp.zsh
+	cat >"$script" <<'ZSH'
+zmodload zsh/zpty
+zpty -b z zsh -f -i
+zpty -w z "PS1='%% '; fpath=($1 \$fpath); autoload -Uz compinit; compinit -u -D; setopt nobeep; zstyle ':completion:*' list-rows-first true; echo READY-MARK"
+zpty -r z out '*READY-MARK*'
+zpty -r z out '*READY-MARK*'
+zpty -w -n z "$2"$'\t\t\C-u'
+zpty -w z 'echo DONE-MARK'
+zpty -r z out '*DONE-MARK*'
+print -r -- "$out"
+zpty -d z
+ZSH
+	timeout 60 zsh -f "$script" "$COMPDIR" "$1" | tr -d '\r' |
+	    sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g'
+}
+
 setup() {
 	common_setup
 	mkdir bin
@@ -150,6 +171,23 @@ setup() {
 	run -0 zsh -n "$COMPDIR/_cbexec"
 	run -0 head -1 "$COMPDIR/_cbexec"
 	assert_output '#compdef cbexec'
+}
+
+@test "zsh: commands, values and breaker names, ':' included" {
+	run -0 zshcomp 'cbexec '
+	assert_output --partial 'acquire'
+	assert_output --partial 'forget'
+	run -0 zshcomp 'cbexec status '
+	assert_output --partial 'db:primary'
+	assert_output --partial 'db:replica'
+	run -0 zshcomp 'cbexec run db --on-open '
+	assert_output --regexp 'fail +skip'
+	run -0 zshcomp 'cbexec release TOKEN '
+	assert_output --regexp 'failure +ignore +success'
+	cb -s "$T/other.mdb" run elsewhere -- true
+	run -0 zshcomp "cbexec -s $T/other.mdb status "
+	assert_output --partial elsewhere
+	refute_output --partial db:primary
 }
 
 @test "fish: the completion parses" {

@@ -11,6 +11,10 @@ VERSION	= 0.1.0
 PREFIX	?= /usr/local
 BINDIR	?= $(PREFIX)/bin
 MANDIR	?= $(PREFIX)/share/man
+# Where each shell looks on Debian (zsh: vendor-completions is in its fpath).
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 
 SHELL	= /bin/bash
 .SHELLFLAGS = -o pipefail -c
@@ -74,7 +78,8 @@ $(B):
 # Debian packages for building and testing; `make deps` installs the
 # missing ones.
 DEBS	= gcc make libc6-dev pkg-config liblmdb-dev libconfig-dev lmdb-utils \
-	  bats bats-assert bats-support faketime mandoc shellcheck jq procps
+	  bats bats-assert bats-support faketime mandoc shellcheck jq procps \
+	  bsdutils prometheus zsh fish bash-completion
 SUDO	= $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 deps:
@@ -117,7 +122,7 @@ check-one: $(B)/cbexec $(B)/unit lint
 
 lint:
 	mandoc -T lint -W warning man/cbexec.1 man/cbexec.conf.5
-	shellcheck -s bash tests/helper.bash .ci/run
+	shellcheck -s bash tests/helper.bash .ci/run completions/cbexec.bash
 
 install: $(B)/cbexec
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
@@ -125,10 +130,18 @@ install: $(B)/cbexec
 	install -m 755 $(B)/cbexec $(DESTDIR)$(BINDIR)/cbexec
 	install -m 644 man/cbexec.1 $(DESTDIR)$(MANDIR)/man1/cbexec.1
 	install -m 644 man/cbexec.conf.5 $(DESTDIR)$(MANDIR)/man5/cbexec.conf.5
+	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) \
+	    $(DESTDIR)$(FISHCOMPDIR)
+	install -m 644 completions/cbexec.bash $(DESTDIR)$(BASHCOMPDIR)/cbexec
+	install -m 644 completions/_cbexec $(DESTDIR)$(ZSHCOMPDIR)/_cbexec
+	install -m 644 completions/cbexec.fish \
+	    $(DESTDIR)$(FISHCOMPDIR)/cbexec.fish
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/cbexec $(DESTDIR)$(MANDIR)/man1/cbexec.1 \
-	    $(DESTDIR)$(MANDIR)/man5/cbexec.conf.5
+	    $(DESTDIR)$(MANDIR)/man5/cbexec.conf.5 \
+	    $(DESTDIR)$(BASHCOMPDIR)/cbexec $(DESTDIR)$(ZSHCOMPDIR)/_cbexec \
+	    $(DESTDIR)$(FISHCOMPDIR)/cbexec.fish
 
 clean:
 	rm -rf build build-san cbexec

@@ -1,14 +1,23 @@
 /*
- * cmd-status.c: `cbexec status [--json | --names] [NAME | GLOB ...]`, what
- * operators see.  A table by default, a detail view for one exact NAME,
- * JSON for scripts and names alone for completions.  Reads one snapshot of
- * the store and writes nothing.
+ * cmd-status.c: `cbexec status [--json | --prometheus | --names]
+ * [--output FILE] [NAME | GLOB ...]`, what operators see.  A table by
+ * default, a detail view for one exact NAME (in the manner of `systemctl
+ * status`), JSON for scripts, the Prometheus text exposition format for
+ * node_exporter's textfile collector, and names alone for completions.
+ * Reads one snapshot of the store and writes nothing to it; --output
+ * replaces FILE atomically (a temporary file in the same directory, fsync,
+ * rename) so a collector never reads half a file.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <getopt.h>
+#include <langinfo.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,7 +30,8 @@ enum status_format {
 	FMT_TABLE,
 	FMT_DETAIL,
 	FMT_JSON,
-	FMT_NAMES
+	FMT_NAMES,
+	FMT_PROM
 };
 
 struct row {
@@ -35,9 +45,35 @@ struct row {
 	int	 st;
 };
 
+/* What --prometheus prints of one breaker: metrics are grouped by family,
+ * so every breaker is read before the first line is written. */
+struct prow {
+	char		*name;
+	enum cb_state	 st;
+	uint64_t	 n[OUTCOME_COUNT];	/* by enum cb_outcome */
+	uint64_t	 timeouts;
+	uint64_t	 trans[STATE_COUNT];
+	uint32_t	 consecutive;
+	int64_t		 open_until_ms;		/* 0 unless open */
+	int64_t		 last_run_ms;
+};
+
+/* The marks of the runs strip: what a stored mark is shown as. */
+enum strip_mark {
+	SM_SUCCESS,
+	SM_FAILURE,
+	SM_TIMEOUT,
+	SM_OTHER,	/* ignored, interrupted, stale */
+	SM_REJECTED,
+	SM_COUNT
+};
+
 struct status_walk {
 	struct cb_ctx		 *ctx;
 	enum status_format	  fmt;
+	FILE			 *out;
+	int			  colour;
+	int			  utf8;
 	char			**pats;
 	int			  npats;
 	int			 *hit;		/* per pattern */
@@ -45,8 +81,30 @@ struct status_walk {
 	size_t			  n;		/* records shown */
 	struct row		 *rows;
 	size_t			  nrows, caprows;
+	struct prow		 *prows;
+	size_t			  nprows, capprows;
 	struct cb_record	  rec;
 };
+
+#define C_RESET		"\033[0m"
+#define C_GREEN		"\033[32m"
+#define C_RED		"\033[31m"
+#define C_YELLOW	"\033[33m"
+#define C_DIM		"\033[2m"
+#define C_BOLD		"\033[1m"
+
+static const char *const state_colour[STATE_COUNT] = {
+	C_GREEN, C_RED, C_YELLOW
+};
+
+/* The detail view's "      State: " labels, right-aligned. */
+#define LABEL_W		11
+
+static void
+label(FILE *f, const char *what)
+{
+	fprintf(f, "%*s: ", LABEL_W, what);
+}
 
 static int
 has_glob(const char *s)
@@ -80,6 +138,19 @@ rfc3339(int64_t ms, int quoted, char *buf, size_t len)
 	    quoted ? "\"" : "", tm.tm_year + 1900, tm.tm_mon + 1,
 	    tm.tm_mday, tm.tm_hour,
 	    tm.tm_min, tm.tm_sec, (int)frac, quoted ? "\"" : "");
+}
+
+/* Local time for people: "2026-11-30 07:41:57 CET", or "-". */
+static void
+local_time(int64_t ms, char *buf, size_t len)
+{
+	struct tm	tm;
+	time_t		t;
+
+	t = (time_t)(ms / 1000);
+	if (ms <= 0 || localtime_r(&t, &tm) == NULL ||
+	    strftime(buf, len, "%Y-%m-%d %H:%M:%S %Z", &tm) == 0)
+		snprintf(buf, len, "-");
 }
 
 /* "5m ago", rounded down to the largest unit that fits. */
@@ -121,31 +192,115 @@ retry_in(const struct cb_record *r, int64_t now, char *buf, size_t len)
 		format_duration((ms + 999) / 1000 * 1000, buf, len);
 }
 
+/* A stored run mark as the strip shows it.  A timeout shows as such
+ * unless the run was interrupted or stale, which is what mattered. */
+static enum strip_mark
+strip_mark(uint8_t m)
+{
+	switch (m & ~RECORD_MARK_TIMEOUT) {
+	case OUTCOME_REJECTED:
+		return SM_REJECTED;
+	case OUTCOME_INTERRUPTED:
+	case OUTCOME_STALE:
+		return SM_OTHER;
+	default:
+		break;
+	}
+	if (m & RECORD_MARK_TIMEOUT)
+		return SM_TIMEOUT;
+	switch (m) {
+	case OUTCOME_SUCCESS:
+		return SM_SUCCESS;
+	case OUTCOME_FAILURE:
+		return SM_FAILURE;
+	default:
+		return SM_OTHER;
+	}
+}
+
+/* A run mark's name in JSON: the outcome, or "timeout". */
+static const char *
+mark_name(uint8_t m)
+{
+	if (strip_mark(m) == SM_TIMEOUT)
+		return "timeout";
+	return breaker_outcome_name((enum cb_outcome)(m &
+	    ~RECORD_MARK_TIMEOUT));
+}
+
+/*
+ * Text from the record (reasons, user names) for a terminal: control
+ * bytes are written as C escapes, so a --reason cannot move the cursor.
+ */
 static void
-json_string(const char *s, size_t len)
+put_text(FILE *f, const char *s)
+{
+	unsigned char	c;
+
+	for (; *s != '\0'; s++) {
+		c = (unsigned char)*s;
+		if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+}
+
+static void
+json_string(FILE *f, const char *s, size_t len)
 {
 	size_t		i;
 	unsigned char	c;
 
-	putchar('"');
+	fputc('"', f);
 	for (i = 0; i < len; i++) {
 		c = (unsigned char)s[i];
 		if (c == '"' || c == '\\')
-			printf("\\%c", c);
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
 		else if (c < 0x20 || c == 0x7f)
-			printf("\\u%04x", c);
+			fprintf(f, "\\u%04x", c);
 		else
-			putchar(c);
+			fputc(c, f);
 	}
-	putchar('"');
+	fputc('"', f);
+}
+
+static void
+json_string_or_null(FILE *f, const char *s)
+{
+	if (s[0] == '\0')
+		fputs("null", f);
+	else
+		json_string(f, s, strlen(s));
+}
+
+static void
+json_hex(FILE *f, const uint8_t *p, size_t len)
+{
+	size_t	i;
+
+	fputc('"', f);
+	for (i = 0; i < len; i++)
+		fprintf(f, "%02x", p[i]);
+	fputc('"', f);
 }
 
 static void
 print_json(struct status_walk *w, const char *name, size_t namelen)
 {
 	const struct cb_record	*r = &w->rec;
+	const struct cb_histent	*h;
+	FILE			*f = w->out;
 	char			 t[6][48];
-	size_t			 i;
+	size_t			 i, nfail;
 
 	rfc3339(r->created_at_ms, 1, t[0], sizeof t[0]);
 	rfc3339(r->changed_at_ms, 1, t[1], sizeof t[1]);
@@ -154,9 +309,9 @@ print_json(struct status_walk *w, const char *name, size_t namelen)
 	    sizeof t[3]);
 	rfc3339(r->last_run_at_ms, 1, t[4], sizeof t[4]);
 	rfc3339(r->last_used_ms, 1, t[5], sizeof t[5]);
-	printf("%s\n  {\"name\": ", w->n == 0 ? "[" : ",");
-	json_string(name, namelen);
-	printf(", \"state\": \"%s\", \"epoch\": %llu, "
+	fprintf(f, "%s\n  {\"name\": ", w->n == 0 ? "[" : ",");
+	json_string(f, name, namelen);
+	fprintf(f, ", \"state\": \"%s\", \"epoch\": %llu, "
 	    "\"consecutive_failures\": %u, \"half_open_successes\": %u, "
 	    "\"calls\": %llu, \"successes\": %llu, \"failures\": %llu, "
 	    "\"timeouts\": %llu, \"ignored\": %llu, \"interrupted\": %llu, "
@@ -168,37 +323,69 @@ print_json(struct status_walk *w, const char *name, size_t namelen)
 	    (unsigned long long)r->ignored,
 	    (unsigned long long)r->interrupted,
 	    (unsigned long long)r->stale, (unsigned long long)r->rejected);
-	printf("\"transitions\": {\"closed\": %llu, \"open\": %llu, "
+	fprintf(f, "\"transitions\": {\"closed\": %llu, \"open\": %llu, "
 	    "\"half-open\": %llu}, ",
 	    (unsigned long long)r->transitions[STATE_CLOSED],
 	    (unsigned long long)r->transitions[STATE_OPEN],
 	    (unsigned long long)r->transitions[STATE_HALF_OPEN]);
-	printf("\"created_at\": %s, \"changed_at\": %s, \"opened_at\": %s, "
-	    "\"open_until\": %s, \"last_run_at\": %s, \"last_used_at\": %s, ",
-	    t[0], t[1], t[2], t[3], t[4], t[5]);
+	fprintf(f, "\"created_at\": %s, \"changed_at\": %s, "
+	    "\"opened_at\": %s, \"open_until\": %s, \"last_run_at\": %s, "
+	    "\"last_used_at\": %s, ", t[0], t[1], t[2], t[3], t[4], t[5]);
 	if (r->last_exit >= 0)
-		printf("\"last_exit\": %d, ", (int)r->last_exit);
+		fprintf(f, "\"last_exit\": %d, ", (int)r->last_exit);
 	else
-		printf("\"last_exit\": null, ");
+		fputs("\"last_exit\": null, ", f);
 	if (r->last_duration_ms >= 0)
-		printf("\"last_duration_ms\": %lld, ",
+		fprintf(f, "\"last_duration_ms\": %lld, ",
 		    (long long)r->last_duration_ms);
 	else
-		printf("\"last_duration_ms\": null, ");
-	printf("\"cooldown_ms\": %lld, \"reason\": ",
+		fputs("\"last_duration_ms\": null, ", f);
+	fprintf(f, "\"cooldown_ms\": %lld, \"reason\": ",
 	    (long long)r->cooldown_ms);
-	if (r->reason[0] != '\0')
-		json_string(r->reason, strlen(r->reason));
-	else
-		printf("null");
-	printf(", \"probes\": [");
+	json_string_or_null(f, r->reason);
+
+	fputs(", \"probes\": [", f);
 	for (i = 0; i < r->nslots; i++) {
 		rfc3339(r->slots[i].lease_until_ms, 1, t[0], sizeof t[0]);
-		printf("%s{\"pid\": %d, \"lease_until\": %s}", i ? ", " : "",
-		    (int)r->slots[i].pid, t[0]);
+		fprintf(f, "%s{\"token\": \"%016llx\", \"pid\": %d, "
+		    "\"start_time\": %llu, \"boot_id\": ", i ? ", " : "",
+		    (unsigned long long)r->slots[i].token,
+		    (int)r->slots[i].pid,
+		    (unsigned long long)r->slots[i].start_time);
+		json_hex(f, r->slots[i].boot_id, sizeof r->slots[i].boot_id);
+		fprintf(f, ", \"lease_until\": %s}", t[0]);
 	}
-	printf("], \"window_calls\": %u, \"failure_times\": %u}",
-	    (unsigned)r->wlen, (unsigned)r->nfailtimes);
+
+	/* The rate window, oldest first, as 0 (success) / 1 (failure). */
+	for (i = 0, nfail = 0; i < r->wlen; i++)
+		nfail += (r->window[i / 8] >> (i % 8)) & 1;
+	fprintf(f, "], \"window_calls\": %u, \"window_failures\": %zu, "
+	    "\"window\": [", (unsigned)r->wlen, nfail);
+	for (i = 0; i < r->wlen; i++)
+		fprintf(f, "%s%d", i ? "," : "",
+		    (r->window[i / 8] >> (i % 8)) & 1);
+	fputs("], \"failure_times\": [", f);
+	for (i = 0; i < r->nfailtimes; i++) {
+		rfc3339(r->failtimes[i], 1, t[0], sizeof t[0]);
+		fprintf(f, "%s%s", i ? ", " : "", t[0]);
+	}
+
+	fputs("], \"runs\": [", f);
+	for (i = 0; i < r->nruns; i++)
+		fprintf(f, "%s\"%s\"", i ? ", " : "", mark_name(r->runs[i]));
+	fputs("], \"history\": [", f);
+	for (i = 0; i < r->nhist; i++) {
+		h = &r->hist[i];
+		rfc3339(h->at_ms, 1, t[0], sizeof t[0]);
+		fprintf(f, "%s{\"at\": %s, \"from\": \"%s\", \"to\": \"%s\", "
+		    "\"reason\": ", i ? ", " : "", t[0],
+		    record_state_name(h->from), record_state_name(h->to));
+		json_string_or_null(f, h->reason);
+		fputs(", \"user\": ", f);
+		json_string_or_null(f, h->user);
+		fputc('}', f);
+	}
+	fputs("]}", f);
 }
 
 static int
@@ -217,53 +404,245 @@ policy_of(struct cb_ctx *ctx, const char *name, struct cb_policy *p)
 	return 0;
 }
 
+/* The effective policy in one line. */
+static void
+print_policy(FILE *f, const struct cb_policy *p)
+{
+	char	a[32], b[32];
+
+	switch (p->trip_policy) {
+	case TRIP_RATE:
+		fprintf(f, "trip at %g%% failures of the last %u calls "
+		    "(at least %u)", p->trip_failure_rate * 100,
+		    p->trip_window, p->trip_min_calls);
+		break;
+	case TRIP_TIME:
+		format_duration(p->trip_period_ms, a, sizeof a);
+		fprintf(f, "trip after %u failures within %s",
+		    p->trip_failures, a);
+		break;
+	default:
+		fprintf(f, "trip after %u consecutive failure%s",
+		    p->trip_failures, p->trip_failures == 1 ? "" : "s");
+		break;
+	}
+	format_duration(p->open_timeout_ms, a, sizeof a);
+	fprintf(f, "; open %s", a);
+	if (p->backoff != 1.0) {
+		format_duration(p->max_open_timeout_ms, b, sizeof b);
+		fprintf(f, ", x%g per failed probe up to %s", p->backoff, b);
+	}
+	if (p->jitter > 0)
+		fprintf(f, ", jitter %g", p->jitter);
+	fprintf(f, "; %u probe%s", p->half_open_max_calls,
+	    p->half_open_max_calls == 1 ? "" : "s");
+	if (p->timeout_ms > 0) {
+		format_duration(p->timeout_ms, a, sizeof a);
+		fprintf(f, "; timeout %s", a);
+	}
+	if (p->on_open == ON_OPEN_SKIP)
+		fputs("; on open: skip (exit 0)\n", f);
+	else
+		fprintf(f, "; on open: fail (exit %d)\n", p->open_exit_code);
+}
+
+static void
+print_strip(struct status_walk *w)
+{
+	static const char *const utf8[SM_COUNT] = {
+		"\xe2\x9c\x93",		/* U+2713 check mark */
+		"\xe2\x9c\x97",		/* U+2717 ballot x */
+		"\xe2\x8f\xb1",		/* U+23F1 stopwatch */
+		"\xc2\xb7",		/* U+00B7 middle dot */
+		"\xe2\x8a\x98"		/* U+2298 circled division slash */
+	};
+	static const char *const ascii[SM_COUNT] = {
+		"+", "x", "T", ".", "-"
+	};
+	static const char *const colour[SM_COUNT] = {
+		C_GREEN, C_RED, C_RED, C_DIM, C_YELLOW
+	};
+	static const char *const legend[SM_COUNT] = {
+		"success", "failure", "timeout",
+		"ignored/interrupted/stale", "rejected"
+	};
+	const struct cb_record	*r = &w->rec;
+	const char *const	*marks = w->utf8 ? utf8 : ascii;
+	FILE			*f = w->out;
+	enum strip_mark		 m;
+	size_t			 i;
+
+	label(f, "Runs");
+	if (r->nruns == 0)
+		fputs("none yet", f);
+	for (i = 0; i < r->nruns; i++) {
+		m = strip_mark(r->runs[i]);
+		fprintf(f, "%s%s%s", w->colour ? colour[m] : "", marks[m],
+		    w->colour ? C_RESET : "");
+	}
+	if (r->nruns == 0) {
+		fputc('\n', f);
+		return;
+	}
+	fprintf(f, "  (last %u, newest last)\n", (unsigned)r->nruns);
+	fprintf(f, "%*s", LABEL_W + 2, "");
+	for (i = 0; i < SM_COUNT; i++)
+		fprintf(f, "%s%s %s", i ? "  " : "", marks[i], legend[i]);
+	fputc('\n', f);
+}
+
+/* When the breaker will next let a probe through. */
+static void
+print_next(struct status_walk *w, const struct cb_policy *p)
+{
+	const struct cb_record	*r = &w->rec;
+	FILE			*f = w->out;
+	char			 a[48], b[48];
+	int64_t			 lease = 0;
+	size_t			 i;
+
+	label(f, "Next probe");
+	switch (r->state) {
+	case STATE_CLOSED:
+		fputs("- (closed: every call runs)\n", f);
+		break;
+	case STATE_OPEN:
+		retry_in(r, w->now, a, sizeof a);
+		local_time(r->open_until_ms, b, sizeof b);
+		if (strcmp(a, "now") == 0)
+			fprintf(f, "now (cool-down ended %s; the next call "
+			    "probes)\n", b);
+		else
+			fprintf(f, "in %s, at %s\n", a, b);
+		break;
+	default:
+		if (r->nslots < p->half_open_max_calls) {
+			fprintf(f, "now (half-open: %u of %u probes running, "
+			    "%u of %u succeeded)\n", (unsigned)r->nslots,
+			    p->half_open_max_calls, r->half_open_successes,
+			    p->half_open_max_calls);
+			break;
+		}
+		for (i = 0; i < r->nslots; i++)
+			if (lease == 0 || r->slots[i].lease_until_ms < lease)
+				lease = r->slots[i].lease_until_ms;
+		local_time(lease, b, sizeof b);
+		fprintf(f, "when a probe ends (half-open: %u of %u running, "
+		    "first lease ends %s)\n", (unsigned)r->nslots,
+		    p->half_open_max_calls, b);
+		break;
+	}
+}
+
+static void
+print_history(struct status_walk *w)
+{
+	const struct cb_record	*r = &w->rec;
+	const struct cb_histent	*h;
+	FILE			*f = w->out;
+	const char		*arrow = w->utf8 ? " \xe2\x86\x92 " : " -> ";
+	char			 a[48], ft[32];
+	size_t			 i;
+	int			 n;
+
+	if (r->nhist == 0) {
+		fputs("\nTransitions: none yet\n", f);
+		return;
+	}
+	fprintf(f, "\nTransitions (last %u, newest last):\n",
+	    (unsigned)r->nhist);
+	for (i = 0; i < r->nhist; i++) {
+		h = &r->hist[i];
+		local_time(h->at_ms, a, sizeof a);
+		n = snprintf(ft, sizeof ft, "%s%s%s",
+		    record_state_name(h->from), arrow,
+		    record_state_name(h->to));
+		/* Pad by columns, not bytes: the arrow is 3 bytes wide in
+		 * UTF-8 and one column. */
+		fprintf(f, "  %s  %s%*s  ", a, ft,
+		    (w->utf8 ? 22 : 20) - n > 0 ? (w->utf8 ? 22 : 20) - n : 0,
+		    "");
+		put_text(f, h->reason);
+		if (h->user[0] != '\0' && strstr(h->reason, h->user) == NULL) {
+			fputs(" (by ", f);
+			put_text(f, h->user);
+			fputc(')', f);
+		}
+		fputc('\n', f);
+	}
+}
+
 static int
 print_detail(struct status_walk *w, const char *name)
 {
 	const struct cb_record	*r = &w->rec;
+	FILE			*f = w->out;
 	struct cb_policy	 p;
-	char			 a[48], b[48], c[48], d[48];
+	char			 a[48], b[48], c[48];
 
 	if (policy_of(w->ctx, name, &p) == -1)
 		return -1;
-	printf("%s: %s (epoch %llu)\n", name, record_state_name(r->state),
+	fprintf(f, "%s%s%s %s%s%s - %s%s%s (epoch %llu)\n",
+	    w->colour ? state_colour[r->state] : "",
+	    w->utf8 ? "\xe2\x97\x8f" : "*", w->colour ? C_RESET : "",
+	    w->colour ? C_BOLD : "", name, w->colour ? C_RESET : "",
+	    w->colour ? state_colour[r->state] : "",
+	    record_state_name(r->state), w->colour ? C_RESET : "",
 	    (unsigned long long)r->epoch);
-	rfc3339(r->changed_at_ms, 0, a, sizeof a);
+
+	label(f, "State");
+	fprintf(f, "%s%s%s", w->colour ? state_colour[r->state] : "",
+	    record_state_name(r->state), w->colour ? C_RESET : "");
+	local_time(r->changed_at_ms, a, sizeof a);
 	ago(w->now, r->changed_at_ms, b, sizeof b);
-	printf("  changed:  %s, %s", a, b);
-	if (r->reason[0] != '\0')
-		printf(": %s", r->reason);
-	putchar('\n');
-	if (r->state == STATE_OPEN) {
-		retry_in(r, w->now, a, sizeof a);
-		rfc3339(r->open_until_ms, 0, b, sizeof b);
-		printf("  retry in: %s (open until %s)\n", a, b);
-	} else if (r->state == STATE_HALF_OPEN)
-		printf("  probes:   %u of %u running, %u of %u succeeded\n",
-		    (unsigned)r->nslots, p.half_open_max_calls,
-		    r->half_open_successes, p.half_open_max_calls);
+	fprintf(f, " since %s (%s)", a, b);
+	if (r->transitions[STATE_CLOSED] + r->transitions[STATE_OPEN] +
+	    r->transitions[STATE_HALF_OPEN] == 0)
+		fputs(", when it was created", f);
+	if (r->reason[0] != '\0') {
+		fputs(": ", f);
+		put_text(f, r->reason);
+	}
+	fputc('\n', f);
+
+	print_next(w, &p);
+
 	breaker_progress(r, &p, w->now, a, sizeof a);
-	format_duration(p.open_timeout_ms, b, sizeof b);
-	format_duration(p.max_open_timeout_ms, c, sizeof c);
-	printf("  failures: %s (%s)\n", a, p.trip_policy == TRIP_RATE ?
-	    "rate" : p.trip_policy == TRIP_TIME ? "time" : "consecutive");
-	printf("  policy:   open %s, x%g per failed probe up to %s, "
-	    "%u probe%s\n", b, p.backoff, c, p.half_open_max_calls,
-	    p.half_open_max_calls == 1 ? "" : "s");
-	printf("  calls:    %llu (%llu success, %llu failure, %llu timeout, "
-	    "%llu ignored, %llu interrupted, %llu stale), %llu rejected\n",
-	    (unsigned long long)r->calls, (unsigned long long)r->successes,
+	label(f, "Failures");
+	fprintf(f, "%s toward tripping (%s)\n", a,
+	    p.trip_policy == TRIP_RATE ? "rate" :
+	    p.trip_policy == TRIP_TIME ? "time" : "consecutive");
+	label(f, "Policy");
+	print_policy(f, &p);
+
+	print_strip(w);
+	label(f, "Totals");
+	fprintf(f, "%llu call%s: %llu success, %llu failure "
+	    "(%llu timeout), %llu ignored, %llu interrupted, %llu stale; "
+	    "%llu rejected\n",
+	    (unsigned long long)r->calls, r->calls == 1 ? "" : "s",
+	    (unsigned long long)r->successes,
 	    (unsigned long long)r->failures, (unsigned long long)r->timeouts,
 	    (unsigned long long)r->ignored,
 	    (unsigned long long)r->interrupted,
 	    (unsigned long long)r->stale, (unsigned long long)r->rejected);
+	label(f, "Last run");
 	if (r->last_run_at_ms > 0) {
-		rfc3339(r->last_run_at_ms, 0, a, sizeof a);
+		local_time(r->last_run_at_ms, a, sizeof a);
 		ago(w->now, r->last_run_at_ms, b, sizeof b);
-		format_duration(r->last_duration_ms, c, sizeof c);
-		snprintf(d, sizeof d, "%d", (int)r->last_exit);
-		printf("  last run: %s, %s: exit %s after %s\n", a, b, d, c);
-	}
+		if (r->last_duration_ms >= 0)
+			format_duration(r->last_duration_ms, c, sizeof c);
+		else
+			snprintf(c, sizeof c, "?");
+		if (r->last_exit >= 0)
+			fprintf(f, "%s (%s): exit %d after %s\n", a, b,
+			    (int)r->last_exit, c);
+		else
+			fprintf(f, "%s (%s): no exit status, after %s\n", a,
+			    b, c);
+	} else
+		fputs("none yet\n", f);
+	print_history(w);
 	return 0;
 }
 
@@ -290,9 +669,39 @@ add_row(struct status_walk *w, const char *name)
 	    (unsigned long long)r->calls);
 	snprintf(row->rejected, sizeof row->rejected, "%llu",
 	    (unsigned long long)r->rejected);
-	ago(w->now, r->changed_at_ms, row->changed, sizeof row->changed);
+	/* CHANGED: "-" for a breaker that never made a transition. */
+	ago(w->now, r->transitions[STATE_CLOSED] + r->transitions[STATE_OPEN] +
+	    r->transitions[STATE_HALF_OPEN] > 0 ? r->changed_at_ms : 0,
+	    row->changed, sizeof row->changed);
 	retry_in(r, w->now, row->retry, sizeof row->retry);
 	return 0;
+}
+
+static void
+add_prow(struct status_walk *w, const char *name)
+{
+	const struct cb_record	*r = &w->rec;
+	struct prow		*pr;
+
+	if (w->nprows == w->capprows) {
+		w->capprows = w->capprows ? w->capprows * 2 : 64;
+		w->prows = xrealloc(w->prows, w->capprows * sizeof *w->prows);
+	}
+	pr = &w->prows[w->nprows++];
+	memset(pr, 0, sizeof *pr);
+	pr->name = xstrdup(name);
+	pr->st = r->state;
+	pr->n[OUTCOME_SUCCESS] = r->successes;
+	pr->n[OUTCOME_FAILURE] = r->failures;
+	pr->n[OUTCOME_IGNORED] = r->ignored;
+	pr->n[OUTCOME_INTERRUPTED] = r->interrupted;
+	pr->n[OUTCOME_STALE] = r->stale;
+	pr->n[OUTCOME_REJECTED] = r->rejected;
+	pr->timeouts = r->timeouts;
+	memcpy(pr->trans, r->transitions, sizeof pr->trans);
+	pr->consecutive = r->consecutive_failures;
+	pr->open_until_ms = r->state == STATE_OPEN ? r->open_until_ms : 0;
+	pr->last_run_ms = r->last_run_at_ms;
 }
 
 static int
@@ -318,7 +727,7 @@ walk_cb(const char *key, size_t keylen, const uint8_t *data, size_t len,
 	if (!match)
 		return 0;
 	if (w->fmt == FMT_NAMES) {
-		printf("%s\n", name);
+		fprintf(w->out, "%s\n", name);
 		w->n++;
 		return 0;
 	}
@@ -327,6 +736,9 @@ walk_cb(const char *key, size_t keylen, const uint8_t *data, size_t len,
 	switch (w->fmt) {
 	case FMT_JSON:
 		print_json(w, name, keylen);
+		break;
+	case FMT_PROM:
+		add_prow(w, name);
 		break;
 	case FMT_DETAIL:
 		if (print_detail(w, name) == -1)
@@ -349,15 +761,10 @@ print_table(struct status_walk *w)
 {
 	static const char	*hdr[] = { "NAME", "STATE", "FAILURES",
 	    "CALLS", "REJECTED", "CHANGED", "RETRY-IN" };
-	static const char	*colour[] = { "\033[32m", "\033[31m",
-	    "\033[33m" };
-	const char		*nc;
+	FILE			*f = w->out;
 	size_t			 i, wd[7];
 	struct row		*r;
-	int			 tty;
 
-	nc = getenv("NO_COLOR");
-	tty = isatty(STDOUT_FILENO) && (nc == NULL || nc[0] == '\0');
 	for (i = 0; i < 7; i++)
 		wd[i] = strlen(hdr[i]);
 	for (i = 0; i < w->nrows; i++) {
@@ -374,55 +781,327 @@ print_table(struct status_walk *w)
 			wd[5] = strlen(r->changed);
 	}
 	wd[1] = 9;
-	printf("%-*s  %-*s  %-*s  %*s  %*s  %-*s  %s\n", (int)wd[0], hdr[0],
-	    (int)wd[1], hdr[1], (int)wd[2], hdr[2], (int)wd[3], hdr[3],
-	    (int)wd[4], hdr[4], (int)wd[5], hdr[5], hdr[6]);
+	fprintf(f, "%-*s  %-*s  %-*s  %*s  %*s  %-*s  %s\n", (int)wd[0],
+	    hdr[0], (int)wd[1], hdr[1], (int)wd[2], hdr[2], (int)wd[3],
+	    hdr[3], (int)wd[4], hdr[4], (int)wd[5], hdr[5], hdr[6]);
 	for (i = 0; i < w->nrows; i++) {
 		r = &w->rows[i];
-		printf("%-*s  %s%-*s%s  %-*s  %*s  %*s  %-*s  %s\n",
-		    (int)wd[0], r->name, tty ? colour[r->st] : "",
-		    (int)wd[1], r->state, tty ? "\033[0m" : "",
+		fprintf(f, "%-*s  %s%-*s%s  %-*s  %*s  %*s  %-*s  %s\n",
+		    (int)wd[0], r->name, w->colour ? state_colour[r->st] : "",
+		    (int)wd[1], r->state, w->colour ? C_RESET : "",
 		    (int)wd[2], r->failures, (int)wd[3], r->calls,
 		    (int)wd[4], r->rejected, (int)wd[5], r->changed,
 		    r->retry);
 	}
 }
 
+/* A label value in the exposition format: \ " and newline escaped. */
+static void
+prom_label(FILE *f, const char *s)
+{
+	for (; *s != '\0'; s++) {
+		if (*s == '\\')
+			fputs("\\\\", f);
+		else if (*s == '"')
+			fputs("\\\"", f);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+static void
+prom_family(FILE *f, const char *metric, const char *type, const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", metric, help, metric,
+	    type);
+}
+
+static void
+prom_sample(FILE *f, const char *metric, const char *name, const char *label,
+    const char *value)
+{
+	fprintf(f, "%s{name=\"", metric);
+	prom_label(f, name);
+	fputc('"', f);
+	if (label != NULL) {
+		fprintf(f, ",%s=\"", label);
+		prom_label(f, value);
+		fputc('"', f);
+	}
+	fputs("} ", f);
+}
+
+/* Unix seconds with milliseconds, "0" for none. */
+static void
+prom_time(FILE *f, int64_t ms)
+{
+	if (ms <= 0)
+		fputs("0\n", f);
+	else
+		fprintf(f, "%lld.%03lld\n", (long long)(ms / 1000),
+		    (long long)(ms % 1000));
+}
+
+static void
+print_prom(struct status_walk *w)
+{
+	static const enum cb_outcome	 outs[] = { OUTCOME_SUCCESS,
+	    OUTCOME_FAILURE, OUTCOME_IGNORED, OUTCOME_INTERRUPTED,
+	    OUTCOME_STALE, OUTCOME_REJECTED };
+	FILE				*f = w->out;
+	const struct prow		*pr;
+	size_t				 i, j;
+	int				 s;
+
+	prom_family(f, "cbexec_breaker_state", "gauge",
+	    "Breaker state: 1 for the current state, 0 for the others.");
+	for (i = 0; i < w->nprows; i++) {
+		pr = &w->prows[i];
+		for (s = 0; s < STATE_COUNT; s++) {
+			prom_sample(f, "cbexec_breaker_state", pr->name,
+			    "state", record_state_name((enum cb_state)s));
+			fprintf(f, "%d\n", pr->st == (enum cb_state)s);
+		}
+	}
+	prom_family(f, "cbexec_calls_total", "counter",
+	    "Guarded calls by outcome; rejected calls never ran.");
+	for (i = 0; i < w->nprows; i++) {
+		pr = &w->prows[i];
+		for (j = 0; j < sizeof outs / sizeof outs[0]; j++) {
+			prom_sample(f, "cbexec_calls_total", pr->name,
+			    "outcome", breaker_outcome_name(outs[j]));
+			fprintf(f, "%llu\n", (unsigned long long)
+			    pr->n[outs[j]]);
+		}
+	}
+	prom_family(f, "cbexec_timeouts_total", "counter",
+	    "Runs that timed out, also counted in cbexec_calls_total under "
+	    "the outcome timeout_is gives them.");
+	for (i = 0; i < w->nprows; i++) {
+		pr = &w->prows[i];
+		prom_sample(f, "cbexec_timeouts_total", pr->name, NULL, NULL);
+		fprintf(f, "%llu\n", (unsigned long long)pr->timeouts);
+	}
+	prom_family(f, "cbexec_transitions_total", "counter",
+	    "Transitions by the state they entered.");
+	for (i = 0; i < w->nprows; i++) {
+		pr = &w->prows[i];
+		for (s = 0; s < STATE_COUNT; s++) {
+			prom_sample(f, "cbexec_transitions_total", pr->name,
+			    "to", record_state_name((enum cb_state)s));
+			fprintf(f, "%llu\n", (unsigned long long)pr->trans[s]);
+		}
+	}
+	prom_family(f, "cbexec_consecutive_failures", "gauge",
+	    "Failures in a row since the last success.");
+	for (i = 0; i < w->nprows; i++) {
+		pr = &w->prows[i];
+		prom_sample(f, "cbexec_consecutive_failures", pr->name, NULL,
+		    NULL);
+		fprintf(f, "%u\n", pr->consecutive);
+	}
+	prom_family(f, "cbexec_open_until_seconds", "gauge",
+	    "When an open breaker lets the next probe through, as Unix "
+	    "time; 0 when not open.");
+	for (i = 0; i < w->nprows; i++) {
+		pr = &w->prows[i];
+		prom_sample(f, "cbexec_open_until_seconds", pr->name, NULL,
+		    NULL);
+		prom_time(f, pr->open_until_ms);
+	}
+	prom_family(f, "cbexec_last_run_timestamp_seconds", "gauge",
+	    "When the last guarded run ended, as Unix time; 0 before the "
+	    "first.");
+	for (i = 0; i < w->nprows; i++) {
+		pr = &w->prows[i];
+		prom_sample(f, "cbexec_last_run_timestamp_seconds", pr->name,
+		    NULL, NULL);
+		prom_time(f, pr->last_run_ms);
+	}
+}
+
+/*
+ * --output: a temporary file next to path (".NAME.XXXXXX", which a
+ * textfile collector ignores since it does not end in .prom), mode 0644
+ * so that a collector running as another user can read the result.
+ */
+static FILE *
+output_open(const char *path, char **tmp)
+{
+	const char	*slash, *base;
+	FILE		*f;
+	int		 fd;
+
+	slash = strrchr(path, '/');
+	base = slash != NULL ? slash + 1 : path;
+	if (base[0] == '\0') {
+		cmd_warnx("status: --output '%s' names a directory", path);
+		return NULL;
+	}
+	xasprintf(tmp, "%.*s.%s.XXXXXX", slash != NULL ?
+	    (int)(slash - path + 1) : 0, path, base);
+	if ((fd = mkstemp(*tmp)) == -1) {
+		cmd_warn("cannot create '%s'", *tmp);
+		goto fail;
+	}
+	if (fchmod(fd, 0644) == -1 || (f = fdopen(fd, "w")) == NULL) {
+		cmd_warn("cannot set up '%s'", *tmp);
+		(void)close(fd);
+		(void)unlink(*tmp);
+		goto fail;
+	}
+	return f;
+fail:
+	free(*tmp);
+	*tmp = NULL;
+	return NULL;
+}
+
+/* Flush, fsync and rename tmp over path (ok), or remove tmp (!ok). */
+static int
+output_close(FILE *f, char *tmp, const char *path, int ok)
+{
+	const char	*slash;
+	char		*dir;
+	int		 dfd;
+
+	if (!ok)
+		goto drop;
+	if (fflush(f) == EOF || ferror(f) || fsync(fileno(f)) == -1) {
+		cmd_warn("cannot write '%s'", tmp);
+		goto drop;
+	}
+	if (fclose(f) == EOF) {
+		f = NULL;
+		cmd_warn("cannot write '%s'", tmp);
+		goto drop;
+	}
+	f = NULL;
+	if (rename(tmp, path) == -1) {
+		cmd_warn("cannot rename '%s' to '%s'", tmp, path);
+		goto drop;
+	}
+	/* Make the rename itself durable; failing here loses nothing. */
+	slash = strrchr(path, '/');
+	dir = slash == NULL ? xstrdup(".") : slash == path ? xstrdup("/") :
+	    xstrndup(path, (size_t)(slash - path));
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) != -1) {
+		(void)fsync(dfd);
+		(void)close(dfd);
+	}
+	free(dir);
+	free(tmp);
+	return 0;
+drop:
+	if (f != NULL)
+		(void)fclose(f);
+	(void)unlink(tmp);
+	free(tmp);
+	return -1;
+}
+
+/* UTF-8 marks only when the locale's character set is UTF-8. */
+static int
+locale_utf8(void)
+{
+	const char	*cs;
+
+	if (setlocale(LC_CTYPE, "") == NULL)
+		return 0;
+	cs = nl_langinfo(CODESET);
+	return cs != NULL && (strcasecmp(cs, "UTF-8") == 0 ||
+	    strcasecmp(cs, "utf8") == 0);
+}
+
+/* Colour on a terminal only, and never with NO_COLOR or TERM=dumb. */
+static int
+want_colour(FILE *f)
+{
+	const char	*nc, *term;
+
+	nc = getenv("NO_COLOR");
+	term = getenv("TERM");
+	return f == stdout && isatty(STDOUT_FILENO) &&
+	    (nc == NULL || nc[0] == '\0') &&
+	    (term == NULL || strcmp(term, "dumb") != 0);
+}
+
+static int
+set_format(struct status_walk *w, enum status_format fmt, const char *opt)
+{
+	if (w->fmt != FMT_TABLE && w->fmt != fmt) {
+		cmd_warnx("status: %s: only one of --json, --prometheus and "
+		    "--names", opt);
+		return -1;
+	}
+	w->fmt = fmt;
+	return 0;
+}
+
 static int
 cmd_status_exec(struct cb_ctx *ctx, int argc, char **argv)
 {
 	static const struct option	 longopts[] = {
-		{ "json",	no_argument,	NULL, 'j' },
-		{ "names",	no_argument,	NULL, 'n' },
-		{ "help",	no_argument,	NULL, 'h' },
-		{ NULL,		0,		NULL, 0 }
+		{ "json",	no_argument,		NULL, 'j' },
+		{ "names",	no_argument,		NULL, 'n' },
+		{ "prometheus",	no_argument,		NULL, 'p' },
+		{ "output",	required_argument,	NULL, 'O' },
+		{ "help",	no_argument,		NULL, 'h' },
+		{ NULL,		0,			NULL, 0 }
 	};
 	struct status_walk		 w;
 	struct cb_err			 err;
 	struct store			*store;
+	const char			*output = NULL;
+	char				*tmp = NULL;
 	size_t				 i;
 	int				 ch, missing, status = EXIT_OK;
 
 	memset(&w, 0, sizeof w);
 	w.ctx = ctx;
 	w.fmt = FMT_TABLE;
+	w.out = stdout;
 	optind = 0;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'j':
-			w.fmt = FMT_JSON;
+			if (set_format(&w, FMT_JSON, "--json") == -1)
+				return cmd_usage(&cmd_status_entry,
+				    EXIT_USAGE);
 			break;
 		case 'n':
-			w.fmt = FMT_NAMES;
+			if (set_format(&w, FMT_NAMES, "--names") == -1)
+				return cmd_usage(&cmd_status_entry,
+				    EXIT_USAGE);
+			break;
+		case 'p':
+			if (set_format(&w, FMT_PROM, "--prometheus") == -1)
+				return cmd_usage(&cmd_status_entry,
+				    EXIT_USAGE);
+			break;
+		case 'O':
+			if (optarg[0] == '\0') {
+				cmd_warnx("status: --output needs a file "
+				    "name");
+				return cmd_usage(&cmd_status_entry,
+				    EXIT_USAGE);
+			}
+			output = optarg;
 			break;
 		case 'h':
 			printf("usage: cbexec status %s\n%s",
 			    cmd_status_entry.usage, cmd_status_entry.help);
 			return EXIT_OK;
 		default:
-			cmd_warnx("status: unknown option '%s'",
-			    argv[optind - 1]);
+			if (optopt == 'O')
+				cmd_warnx("status: option '--output' needs "
+				    "an argument");
+			else
+				cmd_warnx("status: unknown option '%s'",
+				    argv[optind - 1]);
 			return cmd_usage(&cmd_status_entry, EXIT_USAGE);
 		}
 	}
@@ -439,11 +1118,17 @@ cmd_status_exec(struct cb_ctx *ctx, int argc, char **argv)
 		w.fmt = FMT_DETAIL;
 	w.hit = xcalloc((size_t)w.npats + 1, sizeof *w.hit);
 	w.now = clock_wall_ms();
+	w.utf8 = locale_utf8();
 
 	if (cmd_config(ctx) == -1) {
 		free(w.hit);
 		return EXIT_FAIL;
 	}
+	if (output != NULL && (w.out = output_open(output, &tmp)) == NULL) {
+		free(w.hit);
+		return EXIT_FAIL;
+	}
+	w.colour = want_colour(w.out);
 	store = cmd_store(ctx, 1, &missing, &err);
 	if (store == NULL && !missing) {
 		cmd_warnx("%s", err.msg);
@@ -456,7 +1141,9 @@ cmd_status_exec(struct cb_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	if (w.fmt == FMT_JSON)
-		printf("%s\n", w.n == 0 ? "[]" : "\n]");
+		fprintf(w.out, "%s\n", w.n == 0 ? "[]" : "\n]");
+	else if (w.fmt == FMT_PROM)
+		print_prom(&w);
 	else if (w.fmt == FMT_TABLE && w.nrows > 0)
 		print_table(&w);
 	for (i = 0; i < (size_t)w.npats; i++) {
@@ -466,20 +1153,35 @@ cmd_status_exec(struct cb_ctx *ctx, int argc, char **argv)
 		}
 	}
 out:
+	if (tmp != NULL) {
+		/* A partial answer never replaces the last good file. */
+		if (output_close(w.out, tmp, output, status == EXIT_OK) == -1)
+			status = EXIT_FAIL;
+	} else if (fflush(stdout) == EOF || ferror(stdout)) {
+		cmd_warn("cannot write to standard output");
+		status = EXIT_FAIL;
+	}
 	for (i = 0; i < w.nrows; i++)
 		free(w.rows[i].name);
 	free(w.rows);
+	for (i = 0; i < w.nprows; i++)
+		free(w.prows[i].name);
+	free(w.prows);
 	free(w.hit);
 	return status;
 }
 
 const struct cmd_entry cmd_status_entry = {
 	"status",
-	"[--json | --names] [NAME | GLOB ...]",
-	"show breakers: a table, one in detail, JSON or names",
-	"      --json   every field of every breaker, as a JSON array\n"
-	"      --names  names only, one a line\n"
+	"[--json | --prometheus | --names] [--output FILE] [NAME | GLOB ...]",
+	"show breakers: a table, one in detail, JSON, Prometheus or names",
+	"      --json          every field of every breaker, as a JSON array\n"
+	"      --prometheus    metrics in the Prometheus text format (for\n"
+	"                      node_exporter's textfile collector)\n"
+	"      --names         names only, one a line\n"
+	"      --output FILE   write to FILE atomically (temporary file,\n"
+	"                      fsync, rename; mode 0644) instead of stdout\n"
 	"One exact NAME shows that breaker in detail; GLOBs (fnmatch)\n"
-	"filter.\n",
+	"filter.  Colour only on a terminal, never with NO_COLOR.\n",
 	cmd_status_exec
 };

@@ -197,3 +197,88 @@ load helper
 	run -0 script -qec "\"$CBEXEC\" status x" /dev/null
 	refute_output --partial $'\e'
 }
+
+@test "the table is coloured on a terminal, by state" {
+	fail_n x 5
+	ok_n y 1
+	run -0 script -qec "TERM=xterm \"$CBEXEC\" status" /dev/null
+	assert_output --partial $'\e[31mopen'
+	assert_output --partial $'\e[32mclosed'
+}
+
+@test "the table's columns stay aligned, whatever the lengths" {
+	ok_n a 1
+	fail_n a-much-longer-name 12 -o trip.failures=100
+	run -0 cb status
+	local i col
+	col=$(awk 'NR == 1 { print index($0, "CALLS") + 4 }' <<<"$output")
+	for ((i = 0; i < ${#lines[@]}; i++)); do
+		# CALLS is right-aligned: its last digit sits under the S.
+		assert_equal "$(awk -v c="$col" '{ print substr($0, c, 1) }' <<<"${lines[i]}" | tr -d '0-9S')" ''
+	done
+}
+
+@test "--json escapes names with every allowed special byte and reasons with quotes and backslashes" {
+	local name='a.b_c-d:e@f/g+h' text='say "hi" \ and \\ "\"'
+	run -0 cb trip "$name" --reason "$text"
+	status_json
+	run -0 jq -r --arg n "$name" --arg t "$text" --arg u "$(id -un)" '
+	    .[0] | (.name == $n) and (.reason | endswith(": " + $t))
+	    and (.history[-1].reason == .reason) and (.history[-1].user == $u)' status.json
+	assert_output true
+}
+
+@test "--json has the runs strip, oldest first, with outcome names" {
+	ok_n x 1
+	fail_n x 1
+	run -124 cb run x -t 100ms -k 100ms -- sleep 5
+	run -127 cb run x -- no-such-command-cbexec-test
+	fail_n x 3
+	run -75 cb run x -- true
+	assert_equal "$(json x '.runs | join(",")')" \
+	    success,failure,timeout,ignored,failure,failure,failure,rejected
+}
+
+@test "--json has the transition history with RFC 3339 times, newest last" {
+	fail_n x 5
+	AT=+61s ok_n x 1
+	run -0 cb reset x --reason 'all "clear"'
+	status_json
+	run -0 jq -r '.[0].history[] | [.from, .to, .reason, (.user // "-")] | join("|")' status.json
+	assert_output "$(printf '%s\n' 'closed|open|5 consecutive failures|-' \
+	    'open|half-open|cool-down elapsed|-' \
+	    'half-open|closed|1 probe succeeded|-' \
+	    "closed|closed|manual reset by $(id -un): all \"clear\"|$(id -un)")"
+	run -0 jq -r '.[0].history[].at' status.json
+	local t
+	for t in "${lines[@]}"; do
+		[[ $t =~ $RFC3339 ]] || fail "not RFC 3339: $t"
+	done
+}
+
+@test "--json keeps the last 32 runs and the last 16 transitions" {
+	local i
+	ok_n x 40
+	for ((i = 0; i < 10; i++)); do
+		cb trip x >/dev/null
+		cb reset x >/dev/null
+	done
+	assert_equal "$(json x '[(.runs | length), (.history | length), .history[-1].to] | join(",")')" 32,16,closed
+}
+
+@test "--json lists probes, the rate window and failure times" {
+	fail_n x 2
+	status_json
+	run -0 jq -c '.[0] | [.window, .window_failures, (.failure_times | length), .probes]' status.json
+	assert_output '[[1,1],2,2,[]]'
+	run -0 jq -r '.[0].failure_times[]' status.json
+	assert_line --index 0 --regexp "$RFC3339"
+}
+
+@test "CHANGED is - for a breaker that never changed state" {
+	ok_n a 1
+	fail_n b 5
+	run -0 cb status
+	assert_line --regexp '^a +closed +0/5 +1 +0 +- +- *$'
+	assert_line --regexp '^b +open .* [0-9]+s ago +'
+}

@@ -199,6 +199,7 @@ void	token_encode(const struct cb_token *, char *out, size_t);
 int	token_decode(const char *, struct cb_token *, struct cb_err *);
 
 extern const struct cmd_entry	cmd_acquire_entry;
+extern const struct cmd_entry	cmd_config_entry;
 extern const struct cmd_entry	cmd_release_entry;
 extern const struct cmd_entry	cmd_run_entry;
 extern const struct cmd_entry	cmd_check_entry;

@@ -75,7 +75,8 @@ $(B):
 # Debian packages for building and testing; `make deps` installs the
 # missing ones.
 DEBS	= gcc make libc6-dev pkg-config liblmdb-dev libconfig-dev lmdb-utils \
-	  bats bats-assert bats-support faketime mandoc shellcheck jq procps
+	  bats bats-assert bats-support faketime mandoc shellcheck jq procps \
+	  curl wget python3 openssh-client rsync postgresql-client
 SUDO	= $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 deps:

@@ -19,9 +19,11 @@ print(s.getsockname()[1])'
 http_server() {
 	mkdir -p www
 	echo hello >www/index.html
-	python3 -u -m http.server 0 --bind 127.0.0.1 --directory www \
+	# In a subshell: not a job of the test's shell, which would report
+	# its killing at teardown.
+	(python3 -u -m http.server 0 --bind 127.0.0.1 --directory www \
 	    >http.log 2>&1 3>&- &
-	echo "$!" >http.pid
+	echo "$!" >http.pid)
 	WAIT_S=20 wait_for grep -q ' port [0-9]' http.log
 	port=$(sed -n 's/.* port \([0-9][0-9]*\).*/\1/p' http.log | head -n 1)
 	[ -n "$port" ]
@@ -30,13 +32,13 @@ http_server() {
 # silent_server: accept TCP connections on 127.0.0.1 and never answer;
 # its port in $port.
 silent_server() {
-	python3 -u -c 'import socket, time
+	(python3 -u -c 'import socket, time
 s = socket.socket()
 s.bind(("127.0.0.1", 0))
 s.listen(16)
 print(s.getsockname()[1])
 time.sleep(120)' >silent.log 2>&1 3>&- &
-	echo "$!" >silent.pid
+	echo "$!" >silent.pid)
 	WAIT_S=20 wait_for grep -q '^[0-9]' silent.log
 	port=$(head -n 1 silent.log)
 }

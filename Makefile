@@ -40,7 +40,8 @@ endif
 # The pure core: links without -llmdb or -lconfig (the unit tests prove it).
 PURE	= util policy record breaker classify
 IO	= clock config store-lmdb spawn cmd cmd-admin cmd-run cmd-check \
-	  cmd-status cmd-reset cmd-trip cmd-forget cmd-help cbexec
+	  cmd-status cmd-reset cmd-trip cmd-forget cmd-help cbexec \
+	  cmd-acquire cmd-release cmd-config
 OBJS	= $(PURE:%=$(B)/%.o) $(IO:%=$(B)/%.o)
 PUREOBJS = $(PURE:%=$(B)/%.o)
 
@@ -79,7 +80,8 @@ $(B):
 # missing ones.
 DEBS	= gcc make libc6-dev pkg-config liblmdb-dev libconfig-dev lmdb-utils \
 	  bats bats-assert bats-support faketime mandoc shellcheck jq procps \
-	  bsdutils prometheus zsh fish bash-completion
+	  bsdutils prometheus zsh fish bash-completion \
+	  curl wget python3 openssh-client rsync postgresql-client
 SUDO	= $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 deps:

@@ -353,6 +353,17 @@ breaker_admit(struct cb_record *r, const struct cb_policy *p,
 	return 0;
 }
 
+static int
+has_slot(const struct cb_record *r, uint64_t token)
+{
+	unsigned	i;
+
+	for (i = 0; i < r->nslots; i++)
+		if (r->slots[i].token == token)
+			return 1;
+	return 0;
+}
+
 static void
 free_slot(struct cb_record *r, uint64_t token)
 {
@@ -397,7 +408,12 @@ breaker_record(struct cb_record *r, const struct cb_policy *p,
 	if (run->timed_out)
 		r->timeouts++;
 
-	if (t->epoch != r->epoch || r->state == STATE_OPEN) {
+	/*
+	 * A probe whose slot is gone was recorded already (a token released
+	 * twice): counting it again could close the breaker on one success.
+	 */
+	if (t->epoch != r->epoch || r->state == STATE_OPEN ||
+	    (t->probe && !has_slot(r, t->token))) {
 		r->stale++;
 		mark(r, OUTCOME_STALE, run->timed_out);
 		return OUTCOME_STALE;

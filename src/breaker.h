@@ -104,7 +104,8 @@ int	breaker_admit(struct cb_record *, const struct cb_policy *,
 /*
  * Record the outcome of an admitted call: frees its probe slot, counts it,
  * and applies the trip policy or the half-open verdict.  An outcome whose
- * ticket epoch is not r's epoch is stale.  Returns the outcome as counted
+ * ticket epoch is not r's epoch is stale, and so is a probe's whose slot
+ * is no longer there.  Returns the outcome as counted
  * (the run's own, or OUTCOME_STALE).
  */
 enum cb_outcome	breaker_record(struct cb_record *, const struct cb_policy *,

@@ -3,9 +3,14 @@
  * cbexec exists.  One store update admits the call (or refuses it), the
  * command runs with no transaction open, and a second update records its
  * outcome.  When the state file cannot be used, on_store_error decides
- * between running unguarded and refusing.
+ * between running unguarded and refusing.  With --retries a failed call is
+ * followed by another, each admitted and recorded on its own, after a
+ * delay that doubles (full jitter, capped at 60s) and that SIGINT, SIGTERM,
+ * SIGHUP or SIGQUIT cut short.  The RUN-OPTIONS parser is shared with
+ * `config show`.
  */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,14 +22,6 @@
 #include "cmd.h"
 #include "record.h"
 #include "spawn.h"
-
-#define MAX_CLI_VALUES	64
-
-/* One option value given on the command line, applied after the config. */
-struct cli_value {
-	enum policy_key	 key;
-	const char	*value;
-};
 
 /* What the two update callbacks share with the command. */
 struct run_step {
@@ -38,6 +35,8 @@ struct run_step {
 	struct cb_ticket	 ticket;
 	struct cb_run		 run;
 	enum cb_outcome		 counted;
+	int			 interrupted;	/* the last run was */
+	int			 left_open;	/* ... and left it open */
 	struct cb_effects	 fx;
 	struct cb_record	 rec;
 };
@@ -107,37 +106,29 @@ format_retry(int64_t ms, char *buf, size_t len)
 	format_duration((ms + 999) / 1000 * 1000, buf, len);
 }
 
-static int
-refused(struct cb_ctx *ctx, struct run_step *st)
+void
+run_refusal(struct cb_ctx *ctx, const char *name, const struct cb_ticket *t)
 {
 	char	retry[32];
 
-	if (st->p->on_open == ON_OPEN_SKIP)
-		return EXIT_OK;
-	if (!ctx->quiet) {
-		if (st->ticket.state == STATE_OPEN) {
-			format_retry(st->ticket.retry_in_ms, retry,
-			    sizeof retry);
-			cmd_warnx("%s: circuit open, retry in %s (%s)",
-			    st->name, retry, st->ticket.why);
-		} else
-			cmd_warnx("%s: circuit half-open, %s, retry later",
-			    st->name, st->ticket.why);
-	}
-	return st->p->open_exit_code;
+	if (ctx->quiet)
+		return;
+	if (t->state == STATE_OPEN) {
+		format_retry(t->retry_in_ms, retry, sizeof retry);
+		cmd_warnx("%s: circuit open, retry in %s (%s)", name, retry,
+		    t->why);
+	} else
+		cmd_warnx("%s: circuit half-open, %s, retry later", name,
+		    t->why);
 }
 
 static int
-spawn_unguarded(const struct spawn_opts *so)
+refused(struct cb_ctx *ctx, struct run_step *st)
 {
-	struct spawn_result	res;
-	struct cb_err		err;
-
-	if (spawn_run(so, &res, &err) == -1) {
-		cmd_warnx("%s", err.msg);
-		return EXIT_CBEXEC;
-	}
-	return res.status;
+	if (st->p->on_open == ON_OPEN_SKIP)
+		return EXIT_OK;
+	run_refusal(ctx, st->name, &st->ticket);
+	return st->p->open_exit_code;
 }
 
 static const struct option longopts[] = {
@@ -145,6 +136,8 @@ static const struct option longopts[] = {
 	{ "kill-after",		required_argument,	NULL, 'k' },
 	{ "foreground",		no_argument,		NULL, 'F' },
 	{ "on-open",		required_argument,	NULL, 'O' },
+	{ "retries",		required_argument,	NULL, 'R' },
+	{ "retry-delay",	required_argument,	NULL, 'D' },
 	{ "preset",		required_argument,	NULL, 'P' },
 	{ "failure-codes",	required_argument,	NULL, 'f' },
 	{ "success-codes",	required_argument,	NULL, 'S' },
@@ -153,53 +146,253 @@ static const struct option longopts[] = {
 	{ NULL,			0,			NULL, 0 }
 };
 
-/* Lay the command-line values over the config's policy. */
+/* The policy key each long option sets; -1: none. */
 static int
-apply_cli(struct policy_builder *b, const struct cli_value *cv, int ncv)
+option_key(int ch)
+{
+	switch (ch) {
+	case 't':
+		return PK_TIMEOUT;
+	case 'k':
+		return PK_KILL_AFTER;
+	case 'O':
+		return PK_ON_OPEN;
+	case 'R':
+		return PK_RETRIES;
+	case 'D':
+		return PK_RETRY_DELAY;
+	case 'P':
+		return PK_PRESET;
+	case 'f':
+		return PK_FAILURE_CODES;
+	case 'S':
+		return PK_SUCCESS_CODES;
+	case 'i':
+		return PK_IGNORE_CODES;
+	default:
+		return -1;
+	}
+}
+
+int
+run_options(const char *cmd, int argc, char **argv, struct run_opts *ro)
+{
+	const char	*eq;
+	char		 key[128];
+	int		 ch, k;
+
+	memset(ro, 0, sizeof *ro);
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "+t:k:o:h", longopts,
+	    NULL)) != -1) {
+		if (ro->nv == RUN_MAX_OPTS) {
+			cmd_warnx("%s: too many options", cmd);
+			return -1;
+		}
+		if ((k = option_key(ch)) != -1) {
+			ro->v[ro->nv].key = (enum policy_key)k;
+			ro->v[ro->nv++].value = optarg;
+			continue;
+		}
+		switch (ch) {
+		case 'F':
+			ro->foreground = 1;
+			break;
+		case 'o':
+			if ((eq = strchr(optarg, '=')) == NULL ||
+			    (size_t)(eq - optarg) >= sizeof key) {
+				cmd_warnx("%s: -o wants KEY=VALUE, not '%s'",
+				    cmd, optarg);
+				return -1;
+			}
+			memcpy(key, optarg, (size_t)(eq - optarg));
+			key[eq - optarg] = '\0';
+			if ((k = policy_key_lookup(key)) == -1) {
+				cmd_warnx("%s: -o: unknown policy key '%s'",
+				    cmd, key);
+				return -1;
+			}
+			ro->v[ro->nv].key = (enum policy_key)k;
+			ro->v[ro->nv++].value = eq + 1;
+			break;
+		case 'h':
+			ro->help = 1;
+			return optind;
+		default:
+			if (optopt != 0 && strchr("tko", optopt) != NULL)
+				cmd_warnx("%s: option '-%c' needs an argument",
+				    cmd, optopt);
+			else if (optopt != 0)
+				cmd_warnx("%s: unknown option '-%c'", cmd,
+				    optopt);
+			else
+				cmd_warnx("%s: unknown option '%s'", cmd,
+				    argv[optind - 1]);
+			return -1;
+		}
+	}
+	return optind;
+}
+
+int
+run_apply(const char *cmd, const struct run_opts *ro,
+    struct policy_builder *b)
 {
 	struct policy_value	v;
 	struct cb_err		err;
 	int			i;
 
-	for (i = 0; i < ncv; i++) {
+	for (i = 0; i < ro->nv; i++) {
 		memset(&v, 0, sizeof v);
 		v.type = PV_STRING;
-		v.s = cv[i].value;
+		v.s = ro->v[i].value;
 		v.from_cli = 1;
-		if (policy_set(b, cv[i].key, &v, LAYER_CLI, "command line",
+		if (policy_set(b, ro->v[i].key, &v, LAYER_CLI, "command line",
 		    &err) == -1) {
-			cmd_warnx("run: %s", err.msg);
+			cmd_warnx("%s: %s", cmd, err.msg);
 			return -1;
 		}
 	}
 	return 0;
 }
 
+/* How the run ended, as the breaker will count it. */
+static void
+judge(struct run_step *st, const struct spawn_result *res)
+{
+	struct classify_in	in;
+
+	memset(&in, 0, sizeof in);
+	in.exec_failed = res->exec_failed;
+	in.timed_out = res->timed_out;
+	in.interrupted = res->interrupted;
+	in.signal = res->signal;
+	in.exit_code = res->exit_code;
+	in.duration_ms = res->duration_ms;
+	memset(&st->run, 0, sizeof st->run);
+	st->run.outcome = classify(st->p, &in);
+	st->run.timed_out = res->timed_out;
+	st->run.signal = res->signal;
+	st->run.exit_code = res->status;
+	st->run.duration_ms = res->duration_ms;
+	st->interrupted = res->interrupted;
+}
+
+/*
+ * One call: admit, run, record; unguarded (CBEXEC_DISABLE, or a state file
+ * that on_store_error = open lets us do without), only run.  Sets *status
+ * to what cbexec would exit with after it, and st->run to how it ended.
+ * Returns 0 when the command ran, 1 when the breaker refused it, -1 when
+ * cbexec itself failed.
+ */
+static int
+attempt(struct run_step *st, const struct spawn_opts *so, int *guarded,
+    int *status)
+{
+	struct cb_ctx		*ctx = st->ctx;
+	struct spawn_result	 res;
+	struct cb_err		 err;
+	struct store		*store = NULL;
+
+	st->have_self = 0;
+	st->left_open = 0;
+	memset(&st->ticket, 0, sizeof st->ticket);
+	cmd_env(ctx, &st->env);
+	if (*guarded && ((store = cmd_store(ctx, 0, NULL, &err)) == NULL ||
+	    store_update(store, st->name, admit_cb, st, &err) == -1)) {
+		if (ctx->cfg.on_store_error == STORE_ERROR_CLOSED) {
+			cmd_warnx("%s; refusing to run '%s' "
+			    "(on_store_error = closed)", err.msg, so->argv[0]);
+			*status = EXIT_CBEXEC;
+			return -1;
+		}
+		if (!ctx->quiet)
+			cmd_warnx("warning: %s; running '%s' unguarded",
+			    err.msg, so->argv[0]);
+		*guarded = 0;
+	}
+	if (*guarded) {
+		cmd_transitions(ctx, st->name, &st->fx);
+		if (!st->ticket.admitted) {
+			*status = refused(ctx, st);
+			return 1;
+		}
+		if (ctx->verbose)
+			cmd_warnx("%s: admitted (%s, epoch %llu)", st->name,
+			    st->ticket.probe ? "probe" : "closed",
+			    (unsigned long long)st->ticket.epoch);
+	}
+
+	if (spawn_run(so, &res, &err) == -1) {
+		cmd_warnx("%s", err.msg);
+		*status = EXIT_CBEXEC;
+		return -1;
+	}
+	*status = res.status;
+	judge(st, &res);
+	if (!*guarded)
+		return 0;
+
+	st->env.now_ms = clock_wall_ms();
+	if (store_update(store, st->name, record_cb, st, &err) == -1)
+		cmd_warnx("warning: %s; outcome of '%s' not recorded",
+		    err.msg, so->argv[0]);
+	else {
+		cmd_transitions(ctx, st->name, &st->fx);
+		st->left_open = st->rec.state == STATE_OPEN;
+		if (ctx->verbose)
+			cmd_warnx("%s: exit %d, counted as %s", st->name,
+			    res.status, breaker_outcome_name(st->counted));
+	}
+	return 0;
+}
+
+/*
+ * The wait before retry n (0: the first): retry_delay doubled n times and
+ * capped at 60s, then "full jitter", a uniform draw from [0, that].
+ */
+static int64_t
+retry_wait(const struct cb_policy *p, unsigned n)
+{
+	int64_t	d = p->retry_delay_ms;
+
+	for (; n > 0 && d < POLICY_MAX_RETRY_DELAY; n--)
+		d *= 2;
+	if (d > POLICY_MAX_RETRY_DELAY)
+		d = POLICY_MAX_RETRY_DELAY;
+	if (d <= 0)
+		return 0;
+	return (int64_t)(clock_random() % ((uint64_t)d + 1));
+}
+
+static int
+run_help(void)
+{
+	printf("usage: cbexec run %s\n%s", cmd_run_entry.usage,
+	    cmd_run_entry.help);
+	return EXIT_OK;
+}
+
 static int
 cmd_run_exec(struct cb_ctx *ctx, int argc, char **argv)
 {
 	static struct run_step	 st;	/* large: keep it off the stack */
-	struct cli_value	 cv[MAX_CLI_VALUES];
+	struct run_opts		 ro;
 	struct policy_builder	 b;
 	struct cb_policy	 p;
 	struct spawn_opts	 so;
-	struct spawn_result	 res;
-	struct classify_in	 in;
 	struct cb_err		 err;
-	struct store		*store;
-	const char		*name, *disable, *eq;
-	char			 key[128];
-	int			 ch, ncv = 0, foreground = 0, k;
+	const char		*name, *disable;
+	char			 wait[32];
+	int64_t			 ms;
+	unsigned		 n;
+	int			 guarded = 1, status, sig, skip;
 
-	if (argc < 2 || strcmp(argv[1], "--help") == 0 ||
-	    strcmp(argv[1], "-h") == 0) {
-		if (argc >= 2) {
-			printf("usage: cbexec run %s\n%s",
-			    cmd_run_entry.usage, cmd_run_entry.help);
-			return EXIT_OK;
-		}
+	if (argc < 2)
 		return cmd_usage(&cmd_run_entry, EXIT_CBEXEC);
-	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+		return run_help();
 	name = argv[1];
 	if (cmd_name_valid(name, &err) == -1) {
 		cmd_warnx("%s", err.msg);
@@ -207,84 +400,19 @@ cmd_run_exec(struct cb_ctx *ctx, int argc, char **argv)
 	}
 
 	/* Options end at "--" or at the first word that is not one. */
-	optind = 0;
-	opterr = 0;
-	while ((ch = getopt_long(argc - 1, argv + 1, "+t:k:o:h", longopts,
-	    NULL)) != -1) {
-		if (ncv == MAX_CLI_VALUES) {
-			cmd_warnx("run: too many options");
-			return EXIT_CBEXEC;
-		}
-		switch (ch) {
-		case 't':
-			cv[ncv++] = (struct cli_value){ PK_TIMEOUT, optarg };
-			break;
-		case 'k':
-			cv[ncv++] = (struct cli_value){ PK_KILL_AFTER, optarg };
-			break;
-		case 'F':
-			foreground = 1;
-			break;
-		case 'O':
-			cv[ncv++] = (struct cli_value){ PK_ON_OPEN, optarg };
-			break;
-		case 'P':
-			cv[ncv++] = (struct cli_value){ PK_PRESET, optarg };
-			break;
-		case 'f':
-			cv[ncv++] = (struct cli_value){ PK_FAILURE_CODES,
-			    optarg };
-			break;
-		case 'S':
-			cv[ncv++] = (struct cli_value){ PK_SUCCESS_CODES,
-			    optarg };
-			break;
-		case 'i':
-			cv[ncv++] = (struct cli_value){ PK_IGNORE_CODES,
-			    optarg };
-			break;
-		case 'o':
-			if ((eq = strchr(optarg, '=')) == NULL ||
-			    (size_t)(eq - optarg) >= sizeof key) {
-				cmd_warnx("run: -o wants KEY=VALUE, not '%s'",
-				    optarg);
-				return EXIT_CBEXEC;
-			}
-			memcpy(key, optarg, (size_t)(eq - optarg));
-			key[eq - optarg] = '\0';
-			if ((k = policy_key_lookup(key)) == -1) {
-				cmd_warnx("run: -o: unknown policy key '%s'",
-				    key);
-				return EXIT_CBEXEC;
-			}
-			cv[ncv++] = (struct cli_value){ (enum policy_key)k,
-			    eq + 1 };
-			break;
-		case 'h':
-			printf("usage: cbexec run %s\n%s",
-			    cmd_run_entry.usage, cmd_run_entry.help);
-			return EXIT_OK;
-		default:
-			if (optopt != 0 && strchr("tko", optopt) != NULL)
-				cmd_warnx("run: option '-%c' needs an argument",
-				    optopt);
-			else if (optopt != 0)
-				cmd_warnx("run: unknown option '-%c'", optopt);
-			else
-				cmd_warnx("run: unknown option '%s'",
-				    argv[optind]);
-			return cmd_usage(&cmd_run_entry, EXIT_CBEXEC);
-		}
-	}
-	argv += 1 + optind;
-	argc -= 1 + optind;
+	if ((skip = run_options("run", argc - 1, argv + 1, &ro)) == -1)
+		return cmd_usage(&cmd_run_entry, EXIT_CBEXEC);
+	if (ro.help)
+		return run_help();
+	argv += 1 + skip;
+	argc -= 1 + skip;
 	if (argc < 1) {
 		cmd_warnx("run: no command given");
 		return cmd_usage(&cmd_run_entry, EXIT_CBEXEC);
 	}
 
 	policy_init(&b);
-	if (cmd_policy(ctx, name, &b) == -1 || apply_cli(&b, cv, ncv) == -1)
+	if (cmd_policy(ctx, name, &b) == -1 || run_apply("run", &ro, &b) == -1)
 		return EXIT_CBEXEC;
 	if (policy_finish(&b, &p, &err) == -1) {
 		cmd_warnx("%s: %s", name, err.msg);
@@ -295,80 +423,60 @@ cmd_run_exec(struct cb_ctx *ctx, int argc, char **argv)
 	so.argv = argv;
 	so.timeout_ms = p.timeout_ms;
 	so.kill_after_ms = p.kill_after_ms;
-	so.foreground = foreground;
+	so.foreground = ro.foreground;
 
 	disable = getenv("CBEXEC_DISABLE");
 	if (disable != NULL && strcmp(disable, "1") == 0) {
 		if (!ctx->quiet)
 			cmd_warnx("warning: CBEXEC_DISABLE=1: running '%s' "
 			    "unguarded, nothing recorded", argv[0]);
-		return spawn_unguarded(&so);
+		guarded = 0;
 	}
 
 	memset(&st, 0, sizeof st);
 	st.ctx = ctx;
 	st.name = name;
 	st.p = &p;
-	cmd_env(ctx, &st.env);
 	if (p.timeout_ms > 0 && p.kill_after_ms > 0)
 		st.lease_ms = p.timeout_ms + p.kill_after_ms + 5000;
 	else
 		st.lease_ms = p.probe_lease_ms;
 
-	if ((store = cmd_store(ctx, 0, NULL, &err)) == NULL ||
-	    store_update(store, name, admit_cb, &st, &err) == -1) {
-		if (ctx->cfg.on_store_error == STORE_ERROR_CLOSED) {
-			cmd_warnx("%s; refusing to run '%s' "
-			    "(on_store_error = closed)", err.msg, argv[0]);
-			return EXIT_CBEXEC;
+	/*
+	 * Every attempt is a call of its own.  Only a failure is retried; a
+	 * refusal, an interruption or a signal during the wait ends the loop
+	 * at once.
+	 */
+	for (n = 0;; n++) {
+		if (attempt(&st, &so, &guarded, &status) != 0)
+			return status;
+		if (st.run.outcome != OUTCOME_FAILURE || st.interrupted ||
+		    n >= p.retries)
+			return status;
+		/* An open breaker will refuse the retry: no need to wait. */
+		ms = st.left_open ? 0 : retry_wait(&p, n);
+		if (ctx->verbose) {
+			format_duration(ms, wait, sizeof wait);
+			cmd_warnx("%s: exit %d, retry %u of %u in %s", name,
+			    status, n + 1, p.retries, wait);
 		}
-		if (!ctx->quiet)
-			cmd_warnx("warning: %s; running '%s' unguarded",
-			    err.msg, argv[0]);
-		return spawn_unguarded(&so);
+		if ((sig = spawn_sleep(ms, &err)) == -1) {
+			cmd_warnx("%s", err.msg);
+			return status;
+		}
+		if (sig > 0) {
+			if (ctx->verbose)
+				cmd_warnx("%s: %s while waiting to retry; "
+				    "giving up", name, strsignal(sig));
+			return 128 + sig;
+		}
 	}
-	cmd_transitions(ctx, name, &st.fx);
-	if (!st.ticket.admitted)
-		return refused(ctx, &st);
-	if (ctx->verbose)
-		cmd_warnx("%s: admitted (%s, epoch %llu)", name,
-		    st.ticket.probe ? "probe" : "closed",
-		    (unsigned long long)st.ticket.epoch);
-
-	if (spawn_run(&so, &res, &err) == -1) {
-		cmd_warnx("%s", err.msg);
-		return EXIT_CBEXEC;
-	}
-
-	memset(&in, 0, sizeof in);
-	in.exec_failed = res.exec_failed;
-	in.timed_out = res.timed_out;
-	in.interrupted = res.interrupted;
-	in.signal = res.signal;
-	in.exit_code = res.exit_code;
-	in.duration_ms = res.duration_ms;
-	st.run.outcome = classify(&p, &in);
-	st.run.timed_out = res.timed_out;
-	st.run.signal = res.signal;
-	st.run.exit_code = res.status;
-	st.run.duration_ms = res.duration_ms;
-	st.env.now_ms = clock_wall_ms();
-
-	if (store_update(store, name, record_cb, &st, &err) == -1)
-		cmd_warnx("warning: %s; outcome of '%s' not recorded",
-		    err.msg, argv[0]);
-	else {
-		cmd_transitions(ctx, name, &st.fx);
-		if (ctx->verbose)
-			cmd_warnx("%s: exit %d, counted as %s", name,
-			    res.status, breaker_outcome_name(st.counted));
-	}
-	return res.status;
 }
 
 const struct cmd_entry cmd_run_entry = {
 	"run",
 	"NAME [-t D] [-k D] [--foreground] [--on-open fail|skip] "
+	    "[--retries N] [--retry-delay D] "
 	    "[--preset P] [--failure-codes L] [--success-codes L] "
 	    "[--ignore-codes L] [-o KEY=VALUE] [--] COMMAND [ARG...]",
 	"run COMMAND behind breaker NAME",
@@ -378,8 +486,14 @@ const struct cmd_entry cmd_run_entry = {
 	"      --foreground         keep the command in cbexec's process "
 	"group\n"
 	"      --on-open fail|skip  when refused: exit 75, or exit 0 silently\n"
+	"      --retries N          run again after a failure, up to N more "
+	"times\n"
+	"      --retry-delay D      first wait before a retry (default 1s), "
+	"doubled\n"
+	"                           each time up to 60s, full jitter\n"
 	"      --preset NAME        exit code table of curl, wget, ssh, "
-	"rsync, psql\n"
+	"rsync, psql,\n"
+	"                           pg_isready\n"
 	"      --failure-codes L    codes meaning the dependency is down "
 	"(6,7,50-59)\n"
 	"      --success-codes L    codes meaning it answered\n"

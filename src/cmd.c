@@ -26,6 +26,9 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_reset_entry,
 	&cmd_trip_entry,
 	&cmd_forget_entry,
+	&cmd_acquire_entry,
+	&cmd_release_entry,
+	&cmd_config_entry,
 	&cmd_help_entry,
 	NULL
 };

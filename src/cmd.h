@@ -152,6 +152,55 @@ typedef void (*admin_fn)(struct cb_record *, const struct cb_policy *,
 int	admin_each(struct cb_ctx *, const struct admin_args *,
 	    const char *what, int create, admin_fn);
 
+/* RUN-OPTIONS, shared by run and `config show` (cmd-run.c). */
+#define RUN_MAX_OPTS	64
+struct run_value {
+	enum policy_key	 key;
+	const char	*value;
+};
+struct run_opts {
+	struct run_value v[RUN_MAX_OPTS];	/* in command-line order */
+	int		 nv;
+	int		 foreground;
+	int		 help;		/* -h or --help seen: stop there */
+};
+
+/*
+ * Parse RUN-OPTIONS from argv (argv[0] is NAME and is skipped), stopping at
+ * "--" or at the first word that is not an option.  Returns the index of
+ * that word (argc when none), or -1 after printing an error prefixed with
+ * cmd.
+ */
+int	run_options(const char *cmd, int argc, char **argv, struct run_opts *);
+/* Lay ro's values over b as LAYER_CLI ("command line").  Returns 0, or -1
+ * after printing. */
+int	run_apply(const char *cmd, const struct run_opts *,
+	    struct policy_builder *);
+/* The refusal line of run and acquire (nothing with -q). */
+struct cb_ticket;
+void	run_refusal(struct cb_ctx *, const char *name,
+	    const struct cb_ticket *);
+
+/* An acquire/release token (cmd-acquire.c). */
+#define TOKEN_PROBE		1
+#define TOKEN_UNGUARDED		2
+#define TOKEN_TEXT_MAX		(4 + 2 * (27 + 255 + 4) + 1)
+struct cb_token {
+	int		probe;		/* holds a half-open slot */
+	int		unguarded;	/* CBEXEC_DISABLE=1: record nothing */
+	uint64_t	epoch;
+	uint64_t	slot;		/* the slot's token when probe */
+	int64_t		acquired_ms;	/* wall clock */
+	char		name[256];
+};
+/* Into out (TOKEN_TEXT_MAX bytes): "cb1-" and lower-case hex. */
+void	token_encode(const struct cb_token *, char *out, size_t);
+/* Returns 0, or -1 with what is wrong in err. */
+int	token_decode(const char *, struct cb_token *, struct cb_err *);
+
+extern const struct cmd_entry	cmd_acquire_entry;
+extern const struct cmd_entry	cmd_config_entry;
+extern const struct cmd_entry	cmd_release_entry;
 extern const struct cmd_entry	cmd_run_entry;
 extern const struct cmd_entry	cmd_check_entry;
 extern const struct cmd_entry	cmd_status_entry;

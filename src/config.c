@@ -53,6 +53,8 @@ struct loader {
 	size_t			 nlits;
 	size_t			 lits_cap;
 	int			 nbad;
+	int			 nfail;		/* problems found so far */
+	struct config_msgs	*msgs;		/* every one, or NULL */
 };
 
 static const char *const sync_names[] = { "full", "meta", "none", NULL };
@@ -110,7 +112,23 @@ config_free(struct cb_config *cfg)
 	config_defaults(cfg);
 }
 
-/* "FILE:LINE: " and a message about setting s. */
+/*
+ * One problem, a whole "FILE:LINE: ..." line: the first goes to err (what
+ * run and the others report), every one to msgs (config check).
+ */
+static void
+note(struct loader *ld, const char *line)
+{
+	if (ld->nfail++ == 0)
+		err_set(ld->err, "%s", line);
+	if (ld->msgs != NULL) {
+		ld->msgs->v = xrealloc(ld->msgs->v, (ld->msgs->n + 1) *
+		    sizeof *ld->msgs->v);
+		ld->msgs->v[ld->msgs->n++] = xstrdup(line);
+	}
+}
+
+/* "FILE:LINE: " and a message about setting s.  Always returns -1. */
 static int
 fail(struct loader *ld, const config_setting_t *s, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -118,14 +136,18 @@ fail(struct loader *ld, const config_setting_t *s, const char *fmt, ...)
 static int
 fail(struct loader *ld, const config_setting_t *s, const char *fmt, ...)
 {
-	char	msg[CB_ERR_MAX];
+	char	line[CB_ERR_MAX];
 	va_list	ap;
+	int	n;
 
+	n = snprintf(line, sizeof line, "%s:%u: ", ld->path,
+	    config_setting_source_line(s));
+	if (n < 0 || (size_t)n >= sizeof line)
+		n = 0;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
 	va_end(ap);
-	err_set(ld->err, "%s:%u: %s", ld->path, config_setting_source_line(s),
-	    msg);
+	note(ld, line);
 	return -1;
 }
 
@@ -702,7 +724,7 @@ load_trip(struct loader *ld, struct config_layer *l,
 {
 	config_setting_t	*s;
 	char			 full[128], hint[160];
-	int			 i, n, key;
+	int			 i, n, key, bad = 0;
 
 	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
 		return fail(ld, g, "trip: must be a group such as { policy = "
@@ -712,13 +734,13 @@ load_trip(struct loader *ld, struct config_layer *l,
 		s = config_setting_get_elem(g, (unsigned int)i);
 		snprintf(full, sizeof full, "trip.%s", config_setting_name(s));
 		if ((key = policy_key_lookup(full)) < 0)
-			return fail(ld, s, "%s: unknown key%s", full,
+			bad = fail(ld, s, "%s: unknown key%s", full,
 			    key_hint(config_setting_name(s), "trip.", NULL,
 			    hint, sizeof hint));
-		if (add_item(ld, l, (enum policy_key)key, s) != 0)
-			return -1;
+		else if (add_item(ld, l, (enum policy_key)key, s) != 0)
+			bad = -1;
 	}
-	return 0;
+	return bad;
 }
 
 /* A `defaults` group or a `breakers` entry (entry != 0). */
@@ -729,7 +751,7 @@ load_layer(struct loader *ld, struct config_layer *l,
 	config_setting_t	*s;
 	const char		*name, *match;
 	char			 hint[160];
-	int			 i, n, key;
+	int			 i, n, key, bad = 0;
 
 	n = config_setting_length(g);
 	for (i = 0; i < n; i++) {
@@ -737,25 +759,27 @@ load_layer(struct loader *ld, struct config_layer *l,
 		name = config_setting_name(s);
 		if (entry && strcmp(name, "match") == 0) {
 			if (get_string(ld, s, "match", &match) != 0)
-				return -1;
-			l->match = xstrdup(match);
+				bad = -1;
+			else
+				l->match = xstrdup(match);
 		} else if (strcmp(name, "trip") == 0) {
 			if (load_trip(ld, l, s) != 0)
-				return -1;
+				bad = -1;
 		} else if ((key = policy_key_lookup(name)) >= 0) {
 			if (add_item(ld, l, (enum policy_key)key, s) != 0)
-				return -1;
+				bad = -1;
 		} else if (strncmp(name, "trip_", 5) == 0) {
 			snprintf(hint, sizeof hint, "trip.%s", name + 5);
 			if (policy_key_lookup(hint) >= 0)
-				return fail(ld, s, "%s: unknown key (write "
+				bad = fail(ld, s, "%s: unknown key (write "
 				    "trip = { %s = ...; })", name, name + 5);
-			return fail(ld, s, "%s: unknown key", name);
+			else
+				bad = fail(ld, s, "%s: unknown key", name);
 		} else
-			return fail(ld, s, "%s: unknown key%s", name,
+			bad = fail(ld, s, "%s: unknown key%s", name,
 			    key_hint(name, "", NULL, hint, sizeof hint));
 	}
-	return 0;
+	return bad;
 }
 
 static int
@@ -780,7 +804,7 @@ load_breakers(struct loader *ld, const config_setting_t *list)
 {
 	struct cb_config	*cfg = ld->cfg;
 	config_setting_t	*e;
-	int			 i, n;
+	int			 i, n, bad = 0;
 
 	if (config_setting_type(list) != CONFIG_TYPE_LIST)
 		return fail(ld, list, "breakers: must be a list of groups such "
@@ -790,17 +814,20 @@ load_breakers(struct loader *ld, const config_setting_t *list)
 	cfg->breakers = xcalloc((size_t)n, sizeof *cfg->breakers);
 	for (i = 0; i < n; i++) {
 		e = config_setting_get_elem(list, (unsigned int)i);
-		if (config_setting_type(e) != CONFIG_TYPE_GROUP)
-			return fail(ld, e, "breakers: entry %d must be a "
-			    "group, not %s", i + 1, type_name(e));
 		cfg->nbreakers++;
+		if (config_setting_type(e) != CONFIG_TYPE_GROUP) {
+			bad = fail(ld, e, "breakers: entry %d must be a "
+			    "group, not %s", i + 1, type_name(e));
+			continue;
+		}
 		if (load_layer(ld, &cfg->breakers[i], e, 1) != 0)
-			return -1;
-		if (cfg->breakers[i].match == NULL)
-			return fail(ld, e, "breakers: entry %d has no match",
+			bad = -1;
+		if (cfg->breakers[i].match == NULL &&
+		    config_setting_get_member(e, "match") == NULL)
+			bad = fail(ld, e, "breakers: entry %d has no match",
 			    i + 1);
 	}
-	return 0;
+	return bad;
 }
 
 /*
@@ -815,13 +842,17 @@ check_layers(struct loader *ld, config_t *lc)
 	struct cb_err		 perr;
 	config_setting_t	*s;
 	size_t			 i;
+	int			 bad = 0;
 
 	if (cfg->defaults.nitems > 0) {
 		s = config_lookup(lc, "defaults");
 		policy_init(&b);
 		if (apply_layer(&cfg->defaults, LAYER_DEFAULTS, &b,
-		    ld->err) != 0)
+		    &perr) != 0) {
+			note(ld, perr.msg);
 			return -1;
+		}
+		/* Every entry is laid over defaults: report it once. */
 		if (policy_finish(&b, NULL, &perr) != 0)
 			return fail(ld, s, "defaults: %s", perr.msg);
 	}
@@ -829,16 +860,18 @@ check_layers(struct loader *ld, config_t *lc)
 	for (i = 0; i < cfg->nbreakers; i++) {
 		policy_init(&b);
 		if (apply_layer(&cfg->defaults, LAYER_DEFAULTS, &b,
-		    ld->err) != 0 ||
+		    &perr) != 0 ||
 		    apply_layer(&cfg->breakers[i], LAYER_ENTRY, &b,
-		    ld->err) != 0)
-			return -1;
-		if (policy_finish(&b, NULL, &perr) != 0)
-			return fail(ld, config_setting_get_elem(s,
+		    &perr) != 0) {
+			note(ld, perr.msg);
+			bad = -1;
+		} else if (policy_finish(&b, NULL, &perr) != 0)
+			bad = fail(ld, config_setting_get_elem(s,
 			    (unsigned int)i), "breakers entry '%.80s': %s",
-			    cfg->breakers[i].match, perr.msg);
+			    cfg->breakers[i].match != NULL ?
+			    cfg->breakers[i].match : "?", perr.msg);
 	}
-	return 0;
+	return bad;
 }
 
 static int
@@ -848,7 +881,7 @@ load_top(struct loader *ld, config_t *lc)
 	config_setting_t	*root = config_root_setting(lc), *s;
 	const char		*name, *str;
 	char			 hint[160];
-	int			 i, n, e;
+	int			 i, n, e, bad = 0;
 
 	n = config_setting_length(root);
 	for (i = 0; i < n; i++) {
@@ -856,48 +889,54 @@ load_top(struct loader *ld, config_t *lc)
 		name = config_setting_name(s);
 		if (strcmp(name, "state") == 0) {
 			if (get_string(ld, s, name, &str) != 0)
-				return -1;
-			cfg->state = xstrdup(str);
+				bad = -1;
+			else
+				cfg->state = xstrdup(str);
 		} else if (strcmp(name, "state_mode") == 0) {
 			if (get_state_mode(ld, s, &cfg->state_mode) != 0)
-				return -1;
+				bad = -1;
 		} else if (strcmp(name, "sync") == 0) {
 			if (get_enum(ld, s, name, sync_names, &e) != 0)
-				return -1;
-			cfg->sync = (enum cb_sync)e;
+				bad = -1;
+			else
+				cfg->sync = (enum cb_sync)e;
 		} else if (strcmp(name, "max_breakers") == 0) {
 			if (get_max_breakers(ld, s, &cfg->max_breakers) != 0)
-				return -1;
+				bad = -1;
 		} else if (strcmp(name, "on_store_error") == 0) {
 			if (get_enum(ld, s, name, store_error_names, &e) != 0)
-				return -1;
-			cfg->on_store_error = (enum cb_store_error)e;
+				bad = -1;
+			else
+				cfg->on_store_error = (enum cb_store_error)e;
 		} else if (strcmp(name, "log") == 0) {
 			if (get_enum(ld, s, name, log_names, &e) != 0)
-				return -1;
-			cfg->log = (enum cb_log)e;
+				bad = -1;
+			else
+				cfg->log = (enum cb_log)e;
 		} else if (strcmp(name, "on_transition") == 0) {
 			if (get_argv(ld, s, &cfg->on_transition) != 0)
-				return -1;
+				bad = -1;
 		} else if (strcmp(name, "defaults") == 0) {
 			if (config_setting_type(s) != CONFIG_TYPE_GROUP)
-				return fail(ld, s, "defaults: must be a group "
+				bad = fail(ld, s, "defaults: must be a group "
 				    "such as { open_timeout = \"30s\"; }, not "
 				    "%s", type_name(s));
-			if (load_layer(ld, &cfg->defaults, s, 0) != 0)
-				return -1;
+			else if (load_layer(ld, &cfg->defaults, s, 0) != 0)
+				bad = -1;
 		} else if (strcmp(name, "breakers") == 0) {
 			if (load_breakers(ld, s) != 0)
-				return -1;
+				bad = -1;
 		} else if (policy_key_lookup(name) >= 0 ||
 		    strcmp(name, "trip") == 0)
-			return fail(ld, s, "%s: unknown key (policy keys go in "
+			bad = fail(ld, s, "%s: unknown key (policy keys go in "
 			    "defaults or a breakers entry)", name);
 		else
-			return fail(ld, s, "%s: unknown key%s", name,
+			bad = fail(ld, s, "%s: unknown key%s", name,
 			    key_hint(name, "", top_keys, hint, sizeof hint));
 	}
-	return check_layers(ld, lc);
+	if (check_layers(ld, lc) != 0)
+		bad = -1;
+	return bad;
 }
 
 /* Parse and check text; fills ld->cfg.  Returns 0 or -1. */
@@ -927,7 +966,7 @@ out:
 /* Load path if it exists (or must); returns 1, 0 when absent, or -1. */
 static int
 load_path(const char *path, int required, struct cb_config *cfg,
-    struct cb_err *err)
+    struct config_msgs *msgs, struct cb_err *err)
 {
 	struct loader	 ld;
 	char		*text = NULL, *nul, *p;
@@ -949,6 +988,7 @@ load_path(const char *path, int required, struct cb_config *cfg,
 	ld.path = path;
 	ld.cfg = cfg;
 	ld.err = err;
+	ld.msgs = msgs;
 	rc = load_text(&ld, text);
 	free(ld.lits);
 	free(text);
@@ -960,8 +1000,9 @@ load_path(const char *path, int required, struct cb_config *cfg,
 	return 1;
 }
 
-int
-config_load(const char *path, struct cb_config *cfg, struct cb_err *err)
+static int
+load_any(const char *path, struct cb_config *cfg, struct config_msgs *msgs,
+    struct cb_err *err)
 {
 	const char	*env, *home;
 	char		*xdg;
@@ -969,9 +1010,9 @@ config_load(const char *path, struct cb_config *cfg, struct cb_err *err)
 
 	config_defaults(cfg);
 	if (path != NULL)
-		return load_path(path, 1, cfg, err) == 1 ? 0 : -1;
+		return load_path(path, 1, cfg, msgs, err) == 1 ? 0 : -1;
 	if ((env = getenv("CBEXEC_CONFIG")) != NULL && *env != '\0')
-		return load_path(env, 1, cfg, err) == 1 ? 0 : -1;
+		return load_path(env, 1, cfg, msgs, err) == 1 ? 0 : -1;
 
 	/* XDG: a relative $XDG_CONFIG_HOME is to be ignored. */
 	xdg = NULL;
@@ -980,12 +1021,37 @@ config_load(const char *path, struct cb_config *cfg, struct cb_err *err)
 	else if ((home = getenv("HOME")) != NULL && *home != '\0')
 		xasprintf(&xdg, "%s/.config/%s", home, CONFIG_XDG);
 	if (xdg != NULL) {
-		rc = load_path(xdg, 0, cfg, err);
+		rc = load_path(xdg, 0, cfg, msgs, err);
 		free(xdg);
 		if (rc != 0)
 			return rc == 1 ? 0 : -1;
 	}
-	return load_path(CONFIG_ETC, 0, cfg, err) == -1 ? -1 : 0;
+	return load_path(CONFIG_ETC, 0, cfg, msgs, err) == -1 ? -1 : 0;
+}
+
+int
+config_load(const char *path, struct cb_config *cfg, struct cb_err *err)
+{
+	return load_any(path, cfg, NULL, err);
+}
+
+int
+config_check(const char *path, struct cb_config *cfg,
+    struct config_msgs *msgs, struct cb_err *err)
+{
+	memset(msgs, 0, sizeof *msgs);
+	return load_any(path, cfg, msgs, err);
+}
+
+void
+config_msgs_free(struct config_msgs *msgs)
+{
+	size_t	i;
+
+	for (i = 0; i < msgs->n; i++)
+		free(msgs->v[i]);
+	free(msgs->v);
+	memset(msgs, 0, sizeof *msgs);
 }
 
 int

@@ -70,6 +70,24 @@ struct cb_config {
 int	config_load(const char *path, struct cb_config *, struct cb_err *);
 void	config_free(struct cb_config *);
 
+/* Every problem a config file has, one "FILE:LINE: KEY: ..." line each. */
+struct config_msgs {
+	char	**v;
+	size_t	  n;
+};
+
+/*
+ * config_load, but going on after a problem so that msgs gets all of them
+ * (config check): first each value's, in file order, then those of values
+ * that contradict each other; err holds the first.  A file that
+ * cannot be read or parsed at all gives -1 with err filled and msgs empty
+ * or holding that one problem.  The caller frees msgs with
+ * config_msgs_free() whatever the result.
+ */
+int	config_check(const char *path, struct cb_config *, struct config_msgs *,
+	    struct cb_err *);
+void	config_msgs_free(struct config_msgs *);
+
 /*
  * Build the effective policy of NAME: built-in defaults, `defaults`, the
  * first `breakers` entry whose match fits NAME.  The caller then applies

@@ -36,7 +36,7 @@ struct key_def {
 	const char		*name;
 	enum key_type		 type;
 	long long		 lo;	/* KT_INT; KT_DURATION: least ms */
-	long long		 hi;	/* KT_INT */
+	long long		 hi;	/* KT_INT; KT_DURATION: most ms, 0: none */
 	double			 flo;	/* KT_FLOAT */
 	double			 fhi;
 	int			 flo_open;	/* flo itself is not allowed */
@@ -82,6 +82,9 @@ static const struct key_def keys[PK_COUNT] = {
 	[PK_SLOW_CALL] = { "slow_call", KT_DURATION, 0, .none = 1 },
 	[PK_ON_OPEN] = { "on_open", KT_ENUM, .names = on_open_names },
 	[PK_OPEN_EXIT_CODE] = { "open_exit_code", KT_INT, 0, 255 },
+	[PK_RETRIES] = { "retries", KT_INT, 0, POLICY_MAX_RETRIES },
+	[PK_RETRY_DELAY] = { "retry_delay", KT_DURATION, 0,
+	    POLICY_MAX_RETRY_DELAY },
 };
 
 /* The three code classes, in the order of cls[] and cls_set[]. */
@@ -233,6 +236,8 @@ policy_init(struct policy_builder *b)
 	p->signal_is = VERDICT_FAILURE;
 	p->on_open = ON_OPEN_FAIL;
 	p->open_exit_code = 75;
+	p->retries = 0;
+	p->retry_delay_ms = MS_SECOND;
 
 	for (i = 0; i < PK_COUNT; i++) {
 		b->origin[i] = builtin_origin;
@@ -659,6 +664,8 @@ duration_field(const struct cb_policy *p, enum policy_key k)
 		return &p->kill_after_ms;
 	case PK_SLOW_CALL:
 		return &p->slow_call_ms;
+	case PK_RETRY_DELAY:
+		return &p->retry_delay_ms;
 	default:
 		return NULL;
 	}
@@ -693,6 +700,8 @@ int_field(const struct cb_policy *p, enum policy_key k)
 		return p->half_open_max_calls;
 	case PK_OPEN_EXIT_CODE:
 		return p->open_exit_code;
+	case PK_RETRIES:
+		return p->retries;
 	default:
 		return 0;
 	}
@@ -945,7 +954,7 @@ set_duration(const struct key_def *d, const struct policy_value *v,
     int64_t *out, struct cb_err *err)
 {
 	struct cb_err	perr;
-	char		shown[SHOW_MAX + 32];
+	char		shown[SHOW_MAX + 32], most[32];
 	int64_t		ms;
 
 	if (v->type == PV_STRING) {
@@ -977,6 +986,12 @@ set_duration(const struct key_def *d, const struct policy_value *v,
 	}
 	if (ms < d->lo) {
 		err_set(err, "%s: must be longer than 0, not %s", d->name,
+		    shown);
+		return -1;
+	}
+	if (d->hi > 0 && ms > d->hi) {
+		format_duration(d->hi, most, sizeof most);
+		err_set(err, "%s: must be at most %s, not %s", d->name, most,
 		    shown);
 		return -1;
 	}
@@ -1141,6 +1156,12 @@ policy_set(struct policy_builder *b, enum policy_key k,
 		break;
 	case PK_OPEN_EXIT_CODE:
 		p->open_exit_code = (int)n;
+		break;
+	case PK_RETRIES:
+		p->retries = (uint32_t)n;
+		break;
+	case PK_RETRY_DELAY:
+		p->retry_delay_ms = ms;
 		break;
 	case PK_COUNT:
 		break;

@@ -56,6 +56,9 @@ codeset_add(struct cb_codeset *s, int code)
 #define POLICY_MAX_FAILURES	1000	/* trip.failures */
 #define POLICY_MAX_WINDOW	1000	/* trip.window, trip.min_calls */
 #define POLICY_MAX_PROBES	64	/* half_open_max_calls */
+#define POLICY_MAX_RETRIES	100	/* retries */
+#define POLICY_MAX_RETRY_DELAY	60000	/* retry_delay, ms: the cap of
+					 * the doubled delay too */
 
 struct cb_policy {
 	enum cb_trip_policy	trip_policy;
@@ -84,6 +87,9 @@ struct cb_policy {
 
 	enum cb_on_open		on_open;
 	int			open_exit_code;
+
+	uint32_t		retries;	/* run --retries: 0 none */
+	int64_t			retry_delay_ms;	/* first retry delay */
 };
 
 /* The policy keys, in the order `config show` prints them. */
@@ -111,6 +117,8 @@ enum policy_key {
 	PK_SLOW_CALL,
 	PK_ON_OPEN,
 	PK_OPEN_EXIT_CODE,
+	PK_RETRIES,
+	PK_RETRY_DELAY,
 	PK_COUNT
 };
 

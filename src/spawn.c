@@ -455,3 +455,51 @@ out:
 		    strerror(e));
 	return rv;
 }
+
+int
+spawn_sleep(int64_t ms, struct cb_err *err)
+{
+	struct sigaction	 old;
+	struct timespec		 ts;
+	sigset_t		 set, saved;
+	int64_t			 deadline, now;
+	size_t			 i;
+	int			 sig, e;
+
+	/* Wait only for the signals that would end cbexec: not ignored ones. */
+	sigemptyset(&set);
+	for (i = 0; i < SPAWN_NFWD; i++) {
+		if (sigaction(spawn_fwd[i], NULL, &old) == -1) {
+			err_set(err, "cannot sleep: sigaction: %s",
+			    strerror(errno));
+			return -1;
+		}
+		if (!spawn_ignored(&old))
+			sigaddset(&set, spawn_fwd[i]);
+	}
+	if (sigprocmask(SIG_BLOCK, &set, &saved) == -1) {
+		err_set(err, "cannot sleep: sigprocmask: %s", strerror(errno));
+		return -1;
+	}
+	deadline = spawn_after(clock_mono_ms(), ms);
+	sig = 0;
+	for (;;) {
+		now = clock_mono_ms();
+		if (now >= deadline)
+			break;
+		ts.tv_sec = (time_t)((deadline - now) / 1000);
+		ts.tv_nsec = (long)((deadline - now) % 1000) * 1000000;
+		if ((sig = sigtimedwait(&set, NULL, &ts)) > 0)
+			break;
+		sig = 0;
+		if (errno == EAGAIN || errno == EINTR)
+			continue;
+		e = errno;
+		(void)sigprocmask(SIG_SETMASK, &saved, NULL);
+		err_set(err, "cannot sleep: sigtimedwait: %s", strerror(e));
+		return -1;
+	}
+	/* A signal taken here is consumed: it does not act again. */
+	(void)sigprocmask(SIG_SETMASK, &saved, NULL);
+	return sig;
+}

@@ -51,4 +51,13 @@ struct spawn_result {
 int	spawn_run(const struct spawn_opts *, struct spawn_result *,
 	    struct cb_err *);
 
+/*
+ * Sleep ms milliseconds on the monotonic clock (run --retries), ending
+ * early when SIGINT, SIGTERM, SIGHUP or SIGQUIT arrives (those cbexec
+ * inherited ignored excepted).  Returns 0 after the full sleep, the signal
+ * number when one cut it short (the signal is then consumed), or -1 with
+ * err filled.
+ */
+int	spawn_sleep(int64_t ms, struct cb_err *);
+
 #endif

@@ -184,10 +184,6 @@ setup() {
 	assert_output --regexp 'fail +skip'
 	run -0 zshcomp 'cbexec release TOKEN '
 	assert_output --regexp 'failure +ignore +success'
-	cb -s "$T/other.mdb" run elsewhere -- true
-	run -0 zshcomp "cbexec -s $T/other.mdb status "
-	assert_output --partial elsewhere
-	refute_output --partial db:primary
 }
 
 @test "fish: the completion parses" {

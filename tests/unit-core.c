@@ -1832,9 +1832,62 @@ test_breaker_history(void)
 	CHECK_EQ(r.hist[0].at_ms, T0 + 14 * SEC);
 }
 
+/*
+ * A probe recorded twice (a release token used again) counts once: the
+ * second has no slot and is stale, so one success cannot stand for two.
+ * A pid-0 slot (acquire) is judged by its lease alone.
+ */
+static void
+test_breaker_probe_recorded_twice(void)
+{
+	struct cb_policy	p;
+	struct cb_record	r;
+	struct cb_ticket	t;
+	struct cb_slot		self;
+	struct cb_effects	fx;
+	struct cb_env		env;
+	struct oracle		o = { HOLDER_DEAD, 0, 0 };
+
+	policy_defaults(&p);
+	p.half_open_max_calls = 2;
+	record_init(&r, T0);
+	open_by_failures(&r, &p, T0);
+	t = admit_at(&r, &p, T0 + 61 * SEC, 7);
+	CHECK(t.admitted && t.probe);
+	CHECK_EQ(finish_at(&r, &p, T0 + 62 * SEC, &t, OUTCOME_SUCCESS),
+	    OUTCOME_SUCCESS);
+	CHECK_EQ(r.state, STATE_HALF_OPEN);
+	CHECK_EQ(finish_at(&r, &p, T0 + 63 * SEC, &t, OUTCOME_SUCCESS),
+	    OUTCOME_STALE);
+	CHECK_EQ(r.state, STATE_HALF_OPEN);
+	CHECK_EQ(r.half_open_successes, 1);
+	CHECK_EQ(r.stale, 1);
+
+	/* A pid-0 slot (acquire) is judged by its lease alone: an oracle
+	 * that calls every holder dead is not even asked. */
+	env = env_at(T0 + 64 * SEC);
+	self = holder(8, T0 + 70 * SEC);
+	self.pid = 0;
+	memset(&fx, 0, sizeof fx);
+	breaker_admit(&r, &p, &env, &self, &t, &fx);
+	CHECK(t.admitted && t.probe);
+	env = env_at(T0 + 69 * SEC);
+	env.alive = oracle_alive;
+	env.alive_ctx = &o;
+	t = admit_env(&r, &p, &env, 9, &fx);
+	CHECK(t.admitted);		/* the second of two slots */
+	CHECK_EQ(o.calls, 0);
+	finish_at(&r, &p, T0 + 69 * SEC, &t, OUTCOME_IGNORED);
+	t = admit_at(&r, &p, T0 + 71 * SEC, 10);
+	CHECK(!t.admitted);
+	CHECK_STR(r.reason, "probe lease expired");
+	CHECK_EQ(r.state, STATE_OPEN);
+}
+
 void
 test_breaker(void)
 {
+	test_breaker_probe_recorded_twice();
 	test_breaker_history();
 	test_breaker_admit_closed();
 	test_breaker_threshold();

@@ -255,6 +255,8 @@ test_defaults(void)
 		{ PK_SLOW_CALL, "\"none\"" },
 		{ PK_ON_OPEN, "\"fail\"" },
 		{ PK_OPEN_EXIT_CODE, "75" },
+		{ PK_RETRIES, "0" },
+		{ PK_RETRY_DELAY, "\"1s\"" },
 	};
 	struct policy_builder	b;
 	struct cb_policy	p;
@@ -379,6 +381,15 @@ test_set_errors(void)
 		    "open_exit_code: must be an integer from 0 to 255, "
 		    "not 256" },
 		{ PK_OPEN_EXIT_CODE, PV_INT, 0, 0, NULL, 0, NULL },
+		{ PK_RETRIES, PV_INT, 101, 0, NULL, 0,
+		    "retries: must be an integer from 0 to 100, not 101" },
+		{ PK_RETRIES, PV_STRING, 0, 0, "3", 1, NULL },
+		{ PK_RETRY_DELAY, PV_STRING, 0, 0, "60s", 1, NULL },
+		{ PK_RETRY_DELAY, PV_STRING, 0, 0, "0", 1, NULL },
+		{ PK_RETRY_DELAY, PV_STRING, 0, 0, "60001ms", 1,
+		    "retry_delay: must be at most 1m, not '60001ms'" },
+		{ PK_RETRY_DELAY, PV_INT, 61, 0, NULL, 0,
+		    "retry_delay: must be at most 1m, not 61" },
 
 		{ PK_TRIP_FAILURE_RATE, PV_FLOAT, 0, 0, NULL, 0,
 		    "trip.failure_rate: must be a number greater than 0 and "

@@ -1,0 +1,335 @@
+/*
+ * cmd-acquire.c: `cbexec acquire NAME [--lease D]`, the first half of the
+ * two-step API of SPEC section 7b.  It admits a call exactly as run would
+ * and prints an opaque token that `cbexec release` (cmd-release.c) turns
+ * back into the admission.  Tokens are leases, not tied to a process: a
+ * half-open token holds a probe slot with pid 0, which only its lease can
+ * free, so an unreleased one expires as a dropped permit; a closed-state
+ * token holds nothing.  The token codec lives here too.
+ *
+ * A token is "cb1-" and the lower-case hex of: u8 version, u8 flags (1
+ * probe, 2 unguarded), u64 epoch, u64 slot token, i64 acquired-at in wall
+ * milliseconds, u8 name length, the name, and a u32 FNV-1a checksum of all
+ * that, each integer little-endian.  The checksum catches a token cut or
+ * mistyped; it is no secret (anyone who can write the state file can do
+ * more than forge a token).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "breaker.h"
+#include "clock.h"
+#include "cmd.h"
+#include "record.h"
+
+#define TOKEN_PREFIX	"cb1-"
+#define TOKEN_VERSION	1
+#define TOKEN_FIXED	(1 + 1 + 8 + 8 + 8 + 1)	/* before the name */
+#define TOKEN_MAX	(TOKEN_FIXED + 255 + 4)
+
+static uint32_t
+fnv1a(const uint8_t *p, size_t len)
+{
+	uint32_t	h = 2166136261u;
+
+	while (len-- > 0) {
+		h ^= *p++;
+		h *= 16777619u;
+	}
+	return h;
+}
+
+void
+token_encode(const struct cb_token *t, char *out, size_t outlen)
+{
+	static const char	 hex[] = "0123456789abcdef";
+	struct cb_buf		 b = { 0 };
+	size_t			 namelen, i, off;
+
+	namelen = strlen(t->name);
+	if (namelen > 255)
+		namelen = 255;
+	buf_add_u8(&b, TOKEN_VERSION);
+	buf_add_u8(&b, (uint8_t)((t->probe ? TOKEN_PROBE : 0) |
+	    (t->unguarded ? TOKEN_UNGUARDED : 0)));
+	buf_add_u64(&b, t->epoch);
+	buf_add_u64(&b, t->slot);
+	buf_add_u64(&b, (uint64_t)t->acquired_ms);
+	buf_add_u8(&b, (uint8_t)namelen);
+	buf_add(&b, t->name, namelen);
+	buf_add_u32(&b, fnv1a(b.data, b.len));
+
+	off = (size_t)snprintf(out, outlen, "%s", TOKEN_PREFIX);
+	for (i = 0; i < b.len && off + 2 < outlen; i++) {
+		out[off++] = hex[b.data[i] >> 4];
+		out[off++] = hex[b.data[i] & 15];
+	}
+	if (off < outlen)
+		out[off] = '\0';
+	buf_free(&b);
+}
+
+static int
+hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+int
+token_decode(const char *s, struct cb_token *t, struct cb_err *err)
+{
+	uint8_t		 raw[TOKEN_MAX];
+	const char	*h;
+	size_t		 hexlen, len, i, namelen;
+	int		 hi, lo;
+
+	memset(t, 0, sizeof *t);
+	if (strncmp(s, TOKEN_PREFIX, strlen(TOKEN_PREFIX)) != 0) {
+		err_set(err, "not a cbexec token (no '%s' prefix)",
+		    TOKEN_PREFIX);
+		return -1;
+	}
+	h = s + strlen(TOKEN_PREFIX);
+	hexlen = strlen(h);
+	if (hexlen % 2 != 0 || hexlen / 2 > sizeof raw ||
+	    hexlen / 2 < TOKEN_FIXED + 1 + 4) {
+		err_set(err, "cut short or too long");
+		return -1;
+	}
+	len = hexlen / 2;
+	for (i = 0; i < len; i++) {
+		if ((hi = hexval((unsigned char)h[2 * i])) < 0 ||
+		    (lo = hexval((unsigned char)h[2 * i + 1])) < 0) {
+			err_set(err, "unexpected character at offset %zu",
+			    strlen(TOKEN_PREFIX) + 2 * i +
+			    (hi < 0 ? 0 : 1));
+			return -1;
+		}
+		raw[i] = (uint8_t)(hi << 4 | lo);
+	}
+	namelen = raw[TOKEN_FIXED - 1];
+	if (len != TOKEN_FIXED + namelen + 4) {
+		err_set(err, "cut short or too long");
+		return -1;
+	}
+	if (get_u32(raw + len - 4) != fnv1a(raw, len - 4)) {
+		err_set(err, "checksum mismatch (cut or mistyped?)");
+		return -1;
+	}
+	if (raw[0] != TOKEN_VERSION) {
+		err_set(err, "token version %u, this cbexec knows %u",
+		    raw[0], TOKEN_VERSION);
+		return -1;
+	}
+	if ((raw[1] & ~(TOKEN_PROBE | TOKEN_UNGUARDED)) != 0) {
+		err_set(err, "unknown flags 0x%02x", raw[1]);
+		return -1;
+	}
+	t->probe = (raw[1] & TOKEN_PROBE) != 0;
+	t->unguarded = (raw[1] & TOKEN_UNGUARDED) != 0;
+	t->epoch = get_u64(raw + 2);
+	t->slot = get_u64(raw + 10);
+	t->acquired_ms = (int64_t)get_u64(raw + 18);
+	memcpy(t->name, raw + TOKEN_FIXED, namelen);
+	t->name[namelen] = '\0';
+	if (strlen(t->name) != namelen ||
+	    cmd_name_valid(t->name, err) == -1) {
+		err_set(err, "it names no valid breaker");
+		return -1;
+	}
+	return 0;
+}
+
+/* What the admission callback shares with the command. */
+struct acquire_step {
+	struct cb_ctx		*ctx;
+	const char		*name;
+	const struct cb_policy	*p;
+	struct cb_env		 env;
+	struct cb_slot		 self;
+	struct cb_ticket	 ticket;
+	struct cb_effects	 fx;
+	struct cb_record	 rec;
+};
+
+static int
+acquire_cb(const uint8_t *old, size_t oldlen, struct cb_buf *out, void *arg,
+    struct cb_err *err)
+{
+	struct acquire_step	*st = arg;
+	int			 changed;
+
+	memset(&st->fx, 0, sizeof st->fx);
+	if (old == NULL)
+		record_init(&st->rec, st->env.now_ms);
+	else if (cmd_decode(st->ctx, st->name, old, oldlen, &st->rec,
+	    err) == -1)
+		return -1;
+	changed = breaker_admit(&st->rec, st->p, &st->env, &st->self,
+	    &st->ticket, &st->fx);
+	if (old != NULL && !changed)
+		return STORE_KEEP;
+	record_encode(&st->rec, out);
+	return STORE_PUT;
+}
+
+static int
+acquire_help(void)
+{
+	printf("usage: cbexec acquire %s\n%s", cmd_acquire_entry.usage,
+	    cmd_acquire_entry.help);
+	return EXIT_OK;
+}
+
+static int
+cmd_acquire_exec(struct cb_ctx *ctx, int argc, char **argv)
+{
+	static const struct option	 longopts[] = {
+		{ "lease",	required_argument,	NULL, 'l' },
+		{ "help",	no_argument,		NULL, 'h' },
+		{ NULL,		0,			NULL, 0 }
+	};
+	static struct acquire_step	 st;	/* large: off the stack */
+	struct policy_builder		 b;
+	struct cb_policy		 p;
+	struct cb_token			 tok;
+	struct cb_err			 err;
+	struct store			*store;
+	const char			*name = NULL, *lease = NULL, *disable;
+	char				 text[TOKEN_TEXT_MAX];
+	int64_t				 lease_ms;
+	int				 ch;
+
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "+l:h", longopts, NULL)) != -1 ||
+	    optind < argc) {
+		if (ch == -1) {
+			/* An operand: the name, then options may follow. */
+			if (name != NULL) {
+				cmd_warnx("acquire: unexpected '%s'",
+				    argv[optind]);
+				return cmd_usage(&cmd_acquire_entry,
+				    EXIT_USAGE);
+			}
+			name = argv[optind++];
+			continue;
+		}
+		switch (ch) {
+		case 'l':
+			lease = optarg;
+			break;
+		case 'h':
+			return acquire_help();
+		default:
+			if (optopt == 'l')
+				cmd_warnx("acquire: option '--lease' needs "
+				    "an argument");
+			else
+				cmd_warnx("acquire: unknown option '%s'",
+				    argv[optind - 1]);
+			return cmd_usage(&cmd_acquire_entry, EXIT_USAGE);
+		}
+	}
+	if (name == NULL)
+		return cmd_usage(&cmd_acquire_entry, EXIT_USAGE);
+	if (cmd_name_valid(name, &err) == -1) {
+		cmd_warnx("%s", err.msg);
+		return EXIT_USAGE;
+	}
+	if (lease != NULL) {
+		if (parse_duration(lease, &lease_ms, &err) == -1) {
+			cmd_warnx("acquire: --lease: %s", err.msg);
+			return EXIT_USAGE;
+		}
+		if (lease_ms <= 0) {
+			cmd_warnx("acquire: --lease: must be longer than 0");
+			return EXIT_USAGE;
+		}
+	}
+
+	policy_init(&b);
+	if (cmd_policy(ctx, name, &b) == -1)
+		return EXIT_FAIL;
+	if (policy_finish(&b, &p, &err) == -1) {
+		cmd_warnx("%s: %s", name, err.msg);
+		return EXIT_FAIL;
+	}
+	if (lease == NULL)
+		lease_ms = p.probe_lease_ms;
+
+	memset(&tok, 0, sizeof tok);
+	snprintf(tok.name, sizeof tok.name, "%s", name);
+	disable = getenv("CBEXEC_DISABLE");
+	if (disable != NULL && strcmp(disable, "1") == 0) {
+		if (!ctx->quiet)
+			cmd_warnx("warning: CBEXEC_DISABLE=1: '%s' unguarded, "
+			    "nothing recorded", name);
+		tok.unguarded = 1;
+		tok.acquired_ms = clock_wall_ms();
+		token_encode(&tok, text, sizeof text);
+		printf("%s\n", text);
+		return EXIT_OK;
+	}
+
+	memset(&st, 0, sizeof st);
+	st.ctx = ctx;
+	st.name = name;
+	st.p = &p;
+	cmd_env(ctx, &st.env);
+	/* Not tied to a process: pid 0, judged by its lease alone. */
+	st.self.pid = 0;
+	memcpy(st.self.boot_id, cmd_boot_id(ctx), sizeof st.self.boot_id);
+	st.self.token = clock_random();
+	st.self.lease_until_ms = st.env.now_ms + lease_ms;
+	if ((store = cmd_store(ctx, 0, NULL, &err)) == NULL ||
+	    store_update(store, name, acquire_cb, &st, &err) == -1) {
+		cmd_warnx("%s", err.msg);
+		return EXIT_FAIL;
+	}
+	cmd_transitions(ctx, name, &st.fx);
+	if (!st.ticket.admitted) {
+		/* Whatever on_open says: no token, so the caller must not run. */
+		run_refusal(ctx, name, &st.ticket);
+		return p.open_exit_code;
+	}
+	tok.probe = st.ticket.probe;
+	tok.epoch = st.ticket.epoch;
+	tok.slot = st.ticket.probe ? st.ticket.token : 0;
+	tok.acquired_ms = st.env.now_ms;
+	token_encode(&tok, text, sizeof text);
+	if (ctx->verbose)
+		cmd_warnx("%s: admitted (%s, epoch %llu)", name,
+		    tok.probe ? "probe" : "closed",
+		    (unsigned long long)tok.epoch);
+	if (printf("%s\n", text) < 0 || fflush(stdout) == EOF) {
+		cmd_warn("acquire: cannot print the token");
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+const struct cmd_entry cmd_acquire_entry = {
+	"acquire",
+	"NAME [--lease D]",
+	"admit a call as run would and print a token for release",
+	"Admits a call to NAME as run would and prints a TOKEN on stdout;\n"
+	"`cbexec release TOKEN success|failure|ignore` records its outcome.\n"
+	"Refused: exits open_exit_code (75) and prints no token, whatever\n"
+	"on_open says.\n"
+	"  -l, --lease D   how long a half-open probe slot is held for the\n"
+	"                  token (default: probe_lease, 1h); unreleased by\n"
+	"                  then, it counts as a failed probe\n"
+	"Example:\n"
+	"  tok=$(cbexec acquire api) || exit\n"
+	"  if curl -fsS https://api.example/; then r=success; else "
+	"r=failure; fi\n"
+	"  cbexec release \"$tok\" $r\n",
+	cmd_acquire_exec
+};

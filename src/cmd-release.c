@@ -1,0 +1,144 @@
+/*
+ * cmd-release.c: `cbexec release TOKEN success|failure|ignore`, the second
+ * half of the two-step API (SPEC section 7b).  The token says which
+ * breaker, under which epoch, and which probe slot; the outcome is recorded
+ * with the same epoch fencing as a run's, so a token from an epoch the
+ * breaker has left (a reset, a trip, a lease that expired) is only counted
+ * as stale.  slow_call applies, measured from the acquire.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "breaker.h"
+#include "clock.h"
+#include "cmd.h"
+#include "record.h"
+
+struct release_step {
+	struct cb_ctx		*ctx;
+	const char		*name;
+	const struct cb_policy	*p;
+	struct cb_env		 env;
+	struct cb_ticket	 ticket;
+	struct cb_run		 run;
+	enum cb_outcome		 counted;
+	struct cb_effects	 fx;
+	struct cb_record	 rec;
+};
+
+static int
+release_cb(const uint8_t *old, size_t oldlen, struct cb_buf *out, void *arg,
+    struct cb_err *err)
+{
+	struct release_step	*st = arg;
+
+	memset(&st->fx, 0, sizeof st->fx);
+	if (old == NULL) {
+		/* Forgotten since the acquire: nothing to count in. */
+		st->counted = OUTCOME_STALE;
+		return STORE_KEEP;
+	}
+	if (cmd_decode(st->ctx, st->name, old, oldlen, &st->rec, err) == -1)
+		return -1;
+	st->counted = breaker_record(&st->rec, st->p, &st->env, &st->ticket,
+	    &st->run, &st->fx);
+	record_encode(&st->rec, out);
+	return STORE_PUT;
+}
+
+static int
+cmd_release_exec(struct cb_ctx *ctx, int argc, char **argv)
+{
+	static struct release_step	 st;	/* large: off the stack */
+	static const char *const	 outcomes[] = {
+		"success", "failure", "ignore", NULL
+	};
+	static const enum cb_outcome	 as[] = {
+		OUTCOME_SUCCESS, OUTCOME_FAILURE, OUTCOME_IGNORED
+	};
+	struct policy_builder		 b;
+	struct cb_policy		 p;
+	struct cb_token			 tok;
+	struct cb_err			 err;
+	struct store			*store;
+	int				 i;
+
+	if (argc == 2 && (strcmp(argv[1], "--help") == 0 ||
+	    strcmp(argv[1], "-h") == 0)) {
+		printf("usage: cbexec release %s\n%s",
+		    cmd_release_entry.usage, cmd_release_entry.help);
+		return EXIT_OK;
+	}
+	if (argc != 3)
+		return cmd_usage(&cmd_release_entry, EXIT_USAGE);
+	for (i = 0; outcomes[i] != NULL; i++)
+		if (strcmp(argv[2], outcomes[i]) == 0)
+			break;
+	if (outcomes[i] == NULL) {
+		cmd_warnx("release: outcome must be success, failure or "
+		    "ignore, not '%.80s'", argv[2]);
+		return cmd_usage(&cmd_release_entry, EXIT_USAGE);
+	}
+	if (token_decode(argv[1], &tok, &err) == -1) {
+		cmd_warnx("release: invalid token '%.80s%s': %s", argv[1],
+		    strlen(argv[1]) > 80 ? "..." : "", err.msg);
+		return EXIT_USAGE;
+	}
+	if (tok.unguarded) {
+		if (ctx->verbose)
+			cmd_warnx("%s: token acquired with CBEXEC_DISABLE=1: "
+			    "nothing recorded", tok.name);
+		return EXIT_OK;
+	}
+
+	policy_init(&b);
+	if (cmd_policy(ctx, tok.name, &b) == -1)
+		return EXIT_FAIL;
+	if (policy_finish(&b, &p, &err) == -1) {
+		cmd_warnx("%s: %s", tok.name, err.msg);
+		return EXIT_FAIL;
+	}
+
+	memset(&st, 0, sizeof st);
+	st.ctx = ctx;
+	st.name = tok.name;
+	st.p = &p;
+	cmd_env(ctx, &st.env);
+	st.ticket.admitted = 1;
+	st.ticket.probe = tok.probe;
+	st.ticket.epoch = tok.epoch;
+	st.ticket.token = tok.slot;
+	st.ticket.state = tok.probe ? STATE_HALF_OPEN : STATE_CLOSED;
+	st.run.outcome = as[i];
+	st.run.exit_code = -1;
+	st.run.duration_ms = st.env.now_ms - tok.acquired_ms;
+	if (st.run.duration_ms < 0)
+		st.run.duration_ms = 0;
+	/* As classify() does for a run: a slow success is a failure. */
+	if (st.run.outcome == OUTCOME_SUCCESS && p.slow_call_ms > 0 &&
+	    st.run.duration_ms > p.slow_call_ms)
+		st.run.outcome = OUTCOME_FAILURE;
+
+	if ((store = cmd_store(ctx, 0, NULL, &err)) == NULL ||
+	    store_update(store, tok.name, release_cb, &st, &err) == -1) {
+		cmd_warnx("%s", err.msg);
+		return EXIT_FAIL;
+	}
+	cmd_transitions(ctx, tok.name, &st.fx);
+	if (ctx->verbose)
+		cmd_warnx("%s: released as %s, counted as %s", tok.name,
+		    outcomes[i], breaker_outcome_name(st.counted));
+	return EXIT_OK;
+}
+
+const struct cmd_entry cmd_release_entry = {
+	"release",
+	"TOKEN success|failure|ignore",
+	"record the outcome of a call admitted by acquire",
+	"Records the outcome of the call TOKEN (from `cbexec acquire`) stands\n"
+	"for.  A token from an epoch the breaker has left (reset, trip, lease\n"
+	"expired) is counted as stale and changes nothing else; that is no\n"
+	"error (exit 0).  Release each token once.  A malformed TOKEN is a\n"
+	"usage error (2).\n",
+	cmd_release_exec
+};

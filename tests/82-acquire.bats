@@ -1,0 +1,278 @@
+#!/usr/bin/env bats
+# 82-acquire: the two-step API of SPEC section 7b.  acquire admits a call as
+# run would and prints an opaque token; release records its outcome with
+# epoch fencing.  Half-open tokens hold a probe slot judged by its lease
+# alone; closed-state tokens hold nothing.
+
+load helper
+
+TOKEN_RE='^cb1-[0-9a-f]+$'
+
+# acq NAME [ARGS...]: acquire into $tok, which must succeed.
+acq() {
+	local rc=0
+	tok=$(cbx acquire "$@" 2>>acq.err) || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		echo "acquire $* exited $rc" >&2
+		cat acq.err >&2
+		return 1
+	fi
+	[[ $tok =~ $TOKEN_RE ]] || {
+		echo "acquire printed no token: '$tok'" >&2
+		return 1
+	}
+}
+
+# guarded NAME CMD...: CMD guarded by acquire/release, as a script would.
+guarded() {
+	local name=$1 t rc=0
+	shift
+	t=$(cbx acquire "$name" 2>/dev/null) || return
+	"$@" || rc=$?
+	if [ "$rc" -eq 0 ]; then
+		cbx release "$t" success || return 99
+	else
+		cbx release "$t" failure || return 99
+	fi
+	return "$rc"
+}
+
+# The fields of status --json that depend on the sequence of outcomes only.
+STATE='[.state, .epoch, .consecutive_failures, .calls, .successes,
+	.failures, .ignored, .stale, .rejected, .cooldown_ms, .transitions,
+	.half_open_successes, .window_calls, (.probes | length)] | tostring'
+
+@test "acquire on a closed breaker prints one token on stdout and exits 0" {
+	run --separate-stderr -0 cb acquire x
+	assert_output --regexp "$TOKEN_RE"
+	assert_equal "${#lines[@]}" 1
+	assert_equal "$stderr" ""
+}
+
+@test "release records success, failure and ignore like a run's outcomes" {
+	acq x
+	run -0 cb release "$tok" success
+	acq x
+	run -0 cb release "$tok" failure
+	acq x
+	run -0 cb release "$tok" ignore
+	assert_equal "$(json x '[.calls, .successes, .failures, .ignored] | tostring')" '[3,1,1,1]'
+	assert_equal "$(json_field x consecutive_failures)" 1
+	assert_equal "$(json_field x last_exit)" null
+}
+
+@test "five released failures open the breaker; then acquire exits 75 with no token" {
+	for i in 1 2 3 4 5; do
+		acq x
+		cb release "$tok" failure
+	done
+	assert_equal "$(json_field x state)" open
+	run --separate-stderr -75 cb acquire x
+	assert_output ""
+	assert_equal "$stderr" "cbexec: x: circuit open, retry in 1m (5 consecutive failures)"
+	assert_equal "$(json_field x rejected)" 1
+}
+
+@test "a refused acquire exits open_exit_code and prints no token even with on_open = skip" {
+	config 'defaults = { on_open = "skip"; open_exit_code = 69; };'
+	cb trip x
+	run --separate-stderr -69 cb acquire x
+	assert_output ""
+}
+
+@test "after the cool-down acquire takes the one probe slot; a second acquire is refused" {
+	fail_n x 5
+	AT=+61s acq x
+	assert_equal "$(json_field x state)" half-open
+	assert_equal "$(json x '.probes | length')" 1
+	assert_equal "$(json x '.probes[0].pid')" 0
+	run -75 cb_at +61s acquire x
+	assert_output --partial 'half-open, 1 of 1 probes running'
+	AT=+62s run -0 cbx release "$tok" success
+	assert_equal "$(json_field x state)" closed
+}
+
+@test "a released probe failure re-opens the breaker with the cool-down doubled" {
+	fail_n x 5
+	AT=+61s acq x
+	AT=+61s run -0 cbx release "$tok" failure
+	assert_equal "$(json_field x state)" open
+	assert_equal "$(open_period x)" 120000
+}
+
+@test "a half-open token not released within its lease is a dropped permit" {
+	fail_n x 5
+	AT=+61s acq x --lease 5s
+	# The acquiring process is gone, yet the slot is held until the lease ends.
+	run -75 cb_at +65s acquire x
+	assert_output --partial 'probes running'
+	run -75 cb_at +67s run x -- touch marker
+	assert [ ! -e marker ]
+	assert_output --partial 'probe lease expired'
+	assert_equal "$(json_field x state)" open
+	assert_equal "$(open_period x)" 120000
+	# Released late: stale, counted, changes nothing.
+	AT=+68s run -0 cbx release "$tok" success
+	assert_equal "$(json_field x state)" open
+	assert_equal "$(json_field x stale)" 1
+}
+
+@test "the lease defaults to probe_lease" {
+	config 'defaults = { probe_lease = "3s"; };'
+	fail_n x 5
+	AT=+61s acq x
+	run -75 cb_at +65s acquire x
+	assert_output --partial 'probe lease expired'
+}
+
+@test "closed-state tokens hold no slot: any number may be out at once" {
+	local toks=() i
+	for i in 1 2 3 4 5 6; do
+		acq x
+		toks+=("$tok")
+	done
+	assert_equal "$(json x '.probes | length')" 0
+	for tok in "${toks[@]}"; do
+		cb release "$tok" success
+	done
+	assert_equal "$(json_field x successes)" 6
+}
+
+@test "a token from an older epoch is stale: exit 0, counted, nothing else" {
+	acq x
+	cb reset x
+	run -0 cb release "$tok" failure
+	assert_equal "$(json_field x stale)" 1
+	assert_equal "$(json_field x failures)" 0
+	assert_equal "$(json_field x consecutive_failures)" 0
+}
+
+@test "a closed-state token released after the breaker opened cannot close it" {
+	acq x
+	cb trip x
+	run -0 cb release "$tok" success
+	assert_equal "$(json_field x state)" open
+	assert_equal "$(json_field x stale)" 1
+}
+
+@test "a probe token released twice counts once" {
+	config 'defaults = { half_open_max_calls = 2; };'
+	fail_n x 5
+	AT=+61s acq x
+	AT=+61s run -0 cbx release "$tok" success
+	AT=+61s run -0 cbx release "$tok" success
+	assert_equal "$(json_field x state)" half-open
+	assert_equal "$(json_field x stale)" 1
+}
+
+@test "release of a forgotten breaker is stale and creates nothing" {
+	acq x
+	cb forget x
+	run -0 cb release "$tok" success
+	run -1 cb status x
+}
+
+@test "slow_call applies to acquire/release, measured from the acquire" {
+	config 'defaults = { slow_call = "200ms"; };'
+	acq x
+	sleep 0.4
+	cb release "$tok" success
+	assert_equal "$(json_field x failures)" 1
+	acq x
+	cb release "$tok" success
+	assert_equal "$(json_field x successes)" 1
+}
+
+@test "a malformed token is a usage error (2) that names it, and records nothing" {
+	acq x
+	run -2 cb release "${tok}0" success
+	assert_output --partial "invalid token '${tok}0'"
+	run -2 cb release "${tok%?}$( [ "${tok: -1}" = 0 ] && echo 1 || echo 0)" success
+	assert_output --partial 'checksum'
+	run -2 cb release "${tok^^}" success
+	run -2 cb release "cb1-zz" success
+	run -2 cb release "" success
+	run -2 cb release "not-a-token" failure
+	assert_output --partial "invalid token 'not-a-token'"
+	assert_equal "$(json_field x calls)" 0
+}
+
+@test "an outcome other than success, failure or ignore is a usage error (2)" {
+	acq x
+	run -2 cb release "$tok" ok
+	assert_output --partial "not 'ok'"
+	run -2 cb release "$tok"
+	assert_equal "$(json_field x calls)" 0
+}
+
+@test "acquire usage errors exit 2: no name, a bad name, a bad --lease, an extra word" {
+	run -2 cb acquire
+	run -2 cb acquire 'a b'
+	run -2 cb acquire x --lease soon
+	run -2 cb acquire x --lease 0
+	run -2 cb acquire x y
+	run -2 cb acquire x --bogus
+	run -1 cb status x
+}
+
+@test "acquire --lease takes its value after = or as the next word, before or after NAME" {
+	fail_n x 5
+	AT=+61s acq --lease=2s x
+	run -75 cb_at +64s acquire x
+	assert_output --partial 'probe lease expired'
+}
+
+@test "CBEXEC_DISABLE=1: acquire warns and prints a token whose release records nothing" {
+	CBEXEC_DISABLE=1 run --separate-stderr -0 cb acquire x
+	assert_output --regexp "$TOKEN_RE"
+	assert_equal "$stderr" "cbexec: warning: CBEXEC_DISABLE=1: 'x' unguarded, nothing recorded"
+	run -0 cb release "$output" failure
+	run -1 cb status x
+}
+
+@test "a shell function guarded by acquire/release leaves the same state as run" {
+	# The same sequence of outcomes through both, g by acquire/release and
+	# r by run: failures open, refusals, a failed probe, a good probe.
+	local n
+	for n in g r; do
+		if [ "$n" = g ]; then wrap=(guarded g); else wrap=(cbx run r --); fi
+		run -1 "${wrap[@]}" false
+		run -0 "${wrap[@]}" true
+		for i in 1 2 3 4 5; do run -1 "${wrap[@]}" false; done
+		run -75 "${wrap[@]}" true
+		AT=+61s run -1 "${wrap[@]}" false
+		AT=+62s run -75 "${wrap[@]}" true
+		AT=+182s run -0 "${wrap[@]}" true
+		AT=+183s run -1 "${wrap[@]}" false
+		AT=+184s run -0 "${wrap[@]}" true
+	done
+	assert_equal "$(json g "$STATE")" "$(json r "$STATE")"
+	assert_equal "$(json_field g state)" closed
+	assert_equal "$(json_field g calls)" 11
+	assert_equal "$(json_field g rejected)" 2
+}
+
+@test "the same holds for the rate policy with two probes" {
+	config 'defaults = { trip = { policy = "rate"; window = 10; min_calls = 5; failure_rate = 0.5; }; open_timeout = "30s"; half_open_max_calls = 2; };'
+	local n
+	for n in g r; do
+		if [ "$n" = g ]; then wrap=(guarded g); else wrap=(cbx run r --); fi
+		for i in 1 2 3 4 5; do run -1 "${wrap[@]}" false; done
+		run -75 "${wrap[@]}" true
+		AT=+31s run -0 "${wrap[@]}" true
+		AT=+31s run -0 "${wrap[@]}" true
+		run -0 "${wrap[@]}" true
+	done
+	assert_equal "$(json g "$STATE")" "$(json r "$STATE")"
+	assert_equal "$(json_field g state)" closed
+}
+
+@test "help acquire and help release describe them" {
+	run -0 cb help acquire
+	assert_output --partial '--lease'
+	run -0 cb help release
+	assert_output --partial 'success|failure|ignore'
+	run -0 cb --help
+	assert_output --partial 'acquire'
+	assert_output --partial 'release'
+}

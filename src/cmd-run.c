@@ -327,6 +327,7 @@ cmd_run_exec(struct cb_ctx *ctx, int argc, char **argv)
 			    err.msg, argv[0]);
 		return spawn_unguarded(&so);
 	}
+	cmd_evictions(ctx);
 	cmd_transitions(ctx, name, &st.fx);
 	if (!st.ticket.admitted)
 		return refused(ctx, &st);

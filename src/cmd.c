@@ -26,6 +26,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_reset_entry,
 	&cmd_trip_entry,
 	&cmd_forget_entry,
+	&cmd_gc_entry,
 	&cmd_help_entry,
 	NULL
 };
@@ -134,6 +135,18 @@ cmd_state_path(struct cb_ctx *ctx)
 	return ctx->state;
 }
 
+/* Eviction's view of a record (store.h): open and half-open are pinned. */
+static int
+rank_record(const uint8_t *data, size_t len, struct store_rank *rk)
+{
+	enum cb_state	st;
+
+	if (record_peek(data, len, &st, &rk->last_used_ms) == -1)
+		return -1;
+	rk->pinned = st != STATE_CLOSED;
+	return 0;
+}
+
 struct store *
 cmd_store(struct cb_ctx *ctx, int readonly, int *missing, struct cb_err *err)
 {
@@ -167,6 +180,8 @@ cmd_store(struct cb_ctx *ctx, int readonly, int *missing, struct cb_err *err)
 		break;
 	}
 	opts.readonly = readonly;
+	opts.max_records = (uint64_t)ctx->cfg.max_breakers;
+	opts.rank = rank_record;
 	errno = 0;
 	ctx->store = store_lmdb_open(&opts, err);
 	if (ctx->store == NULL && readonly && errno == ENOENT &&
@@ -316,6 +331,27 @@ cmd_transitions(struct cb_ctx *ctx, const char *name,
 	}
 	if (log == CB_LOG_SYSLOG && fx->ntrans > 0)
 		closelog();
+}
+
+void
+cmd_evictions(struct cb_ctx *ctx)
+{
+	const struct store_evicted	*ev;
+	int				 i;
+
+	if (ctx->store == NULL)
+		return;
+	ev = &ctx->store->evicted;
+	for (i = 0; i < ev->n; i++) {
+		if (ev->rec[i].rank.pinned && !ctx->quiet)
+			cmd_warnx("warning: max_breakers (%lld) reached and "
+			    "every breaker is open: evicted open breaker "
+			    "'%s'", ctx->cfg.max_breakers, ev->rec[i].name);
+		else if (ctx->verbose)
+			cmd_warnx("%s: evicted (max_breakers %lld, least "
+			    "recently used)", ev->rec[i].name,
+			    ctx->cfg.max_breakers);
+	}
 }
 
 const uint8_t *

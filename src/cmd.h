@@ -114,6 +114,14 @@ struct cb_env;
 void		 cmd_env(struct cb_ctx *, struct cb_env *);
 const uint8_t	*cmd_boot_id(struct cb_ctx *);
 
+/*
+ * Report what the last store update evicted to stay within max_breakers:
+ * a warning for an open or half-open breaker (evicted only when every
+ * breaker was open), a note with -v for the others.  Call after every
+ * update that may create a record (run, trip, acquire).
+ */
+void	cmd_evictions(struct cb_ctx *);
+
 /* Log and hook the transitions a step made (SPEC section 5). */
 struct cb_effects;
 void	cmd_transitions(struct cb_ctx *, const char *name,
@@ -158,6 +166,7 @@ extern const struct cmd_entry	cmd_status_entry;
 extern const struct cmd_entry	cmd_reset_entry;
 extern const struct cmd_entry	cmd_trip_entry;
 extern const struct cmd_entry	cmd_forget_entry;
+extern const struct cmd_entry	cmd_gc_entry;
 extern const struct cmd_entry	cmd_help_entry;
 
 #endif

@@ -122,10 +122,17 @@ const uint8_t	*cmd_boot_id(struct cb_ctx *);
  */
 void	cmd_evictions(struct cb_ctx *);
 
-/* Log and hook the transitions a step made (SPEC section 5). */
+/*
+ * Log the transitions a step made and start their on_transition hooks
+ * (SPEC section 5).  The hooks run in the background, alongside what the
+ * command does next; cmd_hooks_wait() (called by main before exit)
+ * finishes them, killing each hook's process group five seconds after it
+ * started at the latest.
+ */
 struct cb_effects;
 void	cmd_transitions(struct cb_ctx *, const char *name,
 	    const struct cb_effects *);
+void	cmd_hooks_wait(struct cb_ctx *);
 
 /* Operands and options of reset, trip and forget (cmd-admin.c). */
 struct admin_args {

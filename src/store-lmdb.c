@@ -364,63 +364,139 @@ lmdb_scan(struct store_lmdb *sl, MDB_cursor *cur, struct lmdb_victims *v)
 	}
 }
 
+/* A key-space bound, copied out of the map (a little longer than a key). */
+struct lmdb_bound {
+	size_t	len;
+	uint8_t	b[STORE_NAME_MAX + 2 + 32];
+};
+
+static int
+lmdb_bound_cmp(const struct lmdb_bound *a, const void *k, size_t klen)
+{
+	size_t	n = a->len < klen ? a->len : klen;
+	int	c;
+
+	if ((c = memcmp(a->b, k, n)) != 0)
+		return c;
+	return a->len < klen ? -1 : a->len > klen;
+}
+
+static void
+lmdb_bound_set(struct lmdb_bound *a, const void *k, size_t klen)
+{
+	a->len = klen < sizeof a->b ? klen : sizeof a->b;
+	memcpy(a->b, k, a->len);
+}
+
 /*
- * A bounded sample: LMDB_SEEKS seeks (MDB_SET_RANGE) at keys drawn
- * between the first and the last key, reading LMDB_RUN records at each,
- * then walking on until STORE_SAMPLE records have been read, so that
- * names bunched in one corner of the key space still give a full sample.
- * The draws interpolate byte by byte after the prefix the first and last
- * keys share, over the range of byte values they use.
+ * The midpoint of lo and hi read as base-256 fractions, one byte longer
+ * than the longer of them (so that it lies strictly between them).
+ */
+static void
+lmdb_mid(const struct lmdb_bound *lo, const struct lmdb_bound *hi,
+    struct lmdb_bound *m)
+{
+	unsigned	sum[sizeof m->b + 1];
+	size_t		i, len;
+	unsigned	carry = 0, a, b;
+
+	len = (lo->len > hi->len ? lo->len : hi->len) + 1;
+	if (len > sizeof m->b)
+		len = sizeof m->b;
+	for (i = len; i-- > 0;) {
+		a = i < lo->len ? lo->b[i] : 0;
+		b = i < hi->len ? hi->b[i] : 0;
+		sum[i] = a + b + carry;
+		carry = sum[i] >> 8;
+		sum[i] &= 0xff;
+	}
+	/* (carry:sum) / 2 */
+	for (i = 0; i < len; i++) {
+		m->b[i] = (uint8_t)((carry << 7) | (sum[i] >> 1));
+		carry = sum[i] & 1;
+	}
+	m->len = len;
+}
+
+/*
+ * One random position in key order, by descent: the range [lo, hi) starts
+ * as the whole store and is halved (in key space) up to 48 times, each
+ * time keeping a random half that holds a key, until one key is left.
+ * Unlike a single random key, this finds the dense corners of the name
+ * space as often as the sparse ones.  Leaves the cursor on that key.
+ */
+static int
+lmdb_descend(struct store_lmdb *sl, MDB_cursor *cur, const MDB_val *first,
+    const MDB_val *last, MDB_val *key, MDB_val *val)
+{
+	struct lmdb_bound	lo, hi, m;
+	MDB_val			k, v;
+	int			step, rc;
+
+	lmdb_bound_set(&lo, first->mv_data, first->mv_size);
+	lmdb_bound_set(&hi, last->mv_data, last->mv_size);
+	hi.b[hi.len < sizeof hi.b ? hi.len++ : hi.len - 1] = 0x01;
+	for (step = 0; step < 48; step++) {
+		lmdb_mid(&lo, &hi, &m);
+		k.mv_data = m.b;
+		k.mv_size = m.len;
+		rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+		if (rc != 0 && rc != MDB_NOTFOUND)
+			return rc;
+		if (rc == MDB_NOTFOUND ||
+		    lmdb_bound_cmp(&hi, k.mv_data, k.mv_size) <= 0) {
+			hi = m;		/* nothing in [m, hi) */
+			continue;
+		}
+		if (lmdb_random(sl) & 1)
+			lmdb_bound_set(&lo, k.mv_data, k.mv_size);
+		else
+			hi = m;
+		/* One key left in [lo, hi)? */
+		k.mv_data = lo.b;
+		k.mv_size = lo.len;
+		if ((rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE)) != 0)
+			return rc;
+		rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT);
+		if (rc != 0 && rc != MDB_NOTFOUND)
+			return rc;
+		if (rc == MDB_NOTFOUND ||
+		    lmdb_bound_cmp(&hi, k.mv_data, k.mv_size) <= 0)
+			break;
+	}
+	key->mv_data = lo.b;
+	key->mv_size = lo.len;
+	return mdb_cursor_get(cur, key, val, MDB_SET_RANGE);
+}
+
+/*
+ * A bounded sample: LMDB_SEEKS random positions (lmdb_descend), reading
+ * LMDB_RUN records from each, then walking on until STORE_SAMPLE records
+ * have been read.
  */
 static int
 lmdb_sample(struct store_lmdb *sl, MDB_cursor *cur, struct lmdb_victims *v)
 {
-	MDB_val		key, val, first, last, probe;
+	MDB_val		key, val, first, last;
 	uint8_t		f[STORE_NAME_MAX + 1], l[STORE_NAME_MAX + 1];
-	uint8_t		k[STORE_NAME_MAX + 1];
-	size_t		fl, ll, c, i, klen;
-	unsigned	lo, hi, b0, b1;
 	int		seek, n, seen = 0, rc;
 
-	if ((rc = mdb_cursor_get(cur, &first, &val, MDB_FIRST)) != 0 ||
-	    (rc = mdb_cursor_get(cur, &last, &val, MDB_LAST)) != 0)
+	if ((rc = mdb_cursor_get(cur, &first, &val, MDB_FIRST)) != 0)
 		return rc == MDB_NOTFOUND ? 0 : rc;
-	fl = first.mv_size < sizeof f ? first.mv_size : sizeof f - 1;
-	ll = last.mv_size < sizeof l ? last.mv_size : sizeof l - 1;
-	memcpy(f, first.mv_data, fl);
-	memcpy(l, last.mv_data, ll);
-	for (c = 0; c < fl && c < ll && f[c] == l[c]; c++)
-		continue;
-	lo = 0xff;
-	hi = 0;
-	for (i = c; i < fl || i < ll; i++) {
-		if (i < fl && f[i] < lo)
-			lo = f[i];
-		if (i < fl && f[i] > hi)
-			hi = f[i];
-		if (i < ll && l[i] < lo)
-			lo = l[i];
-		if (i < ll && l[i] > hi)
-			hi = l[i];
-	}
-	if (lo > hi)
-		lo = hi = 0;
-	b0 = c < fl ? f[c] : 0;
-	b1 = c < ll ? l[c] : 0;
-	if (b1 < b0)
-		b1 = b0;
+	if (first.mv_size > STORE_NAME_MAX)
+		first.mv_size = STORE_NAME_MAX;
+	memcpy(f, first.mv_data, first.mv_size);
+	first.mv_data = f;
+	if ((rc = mdb_cursor_get(cur, &last, &val, MDB_LAST)) != 0)
+		return rc;
+	if (last.mv_size > STORE_NAME_MAX)
+		last.mv_size = STORE_NAME_MAX;
+	memcpy(l, last.mv_data, last.mv_size);
+	last.mv_data = l;
 
+	rc = 0;
 	for (seek = 0; seek < LMDB_SEEKS; seek++) {
-		memcpy(k, f, c);
-		klen = c;
-		k[klen++] = (uint8_t)(b0 + lmdb_random(sl) % (b1 - b0 + 1));
-		while (klen < c + 8 && klen < STORE_NAME_MAX)
-			k[klen++] = (uint8_t)(lo + lmdb_random(sl) %
-			    (hi - lo + 1));
-		probe.mv_data = k;
-		probe.mv_size = klen;
-		key = probe;
-		rc = mdb_cursor_get(cur, &key, &val, MDB_SET_RANGE);
+		rc = lmdb_descend(sl, cur, &first, &last, &key, &val);
 		for (n = 0; n < LMDB_RUN; n++) {
 			if (rc == MDB_NOTFOUND)	/* past the last: wrap */
 				rc = mdb_cursor_get(cur, &key, &val,
@@ -433,7 +509,7 @@ lmdb_sample(struct store_lmdb *sl, MDB_cursor *cur, struct lmdb_victims *v)
 		}
 	}
 	/* Walk on from the last seek: overlapping runs still add up. */
-	while (seen < STORE_SAMPLE + LMDB_SEEKS * LMDB_RUN) {
+	while (seen < STORE_SAMPLE) {
 		if (rc == MDB_NOTFOUND)
 			rc = mdb_cursor_get(cur, &key, &val, MDB_FIRST);
 		if (rc != 0)

@@ -40,7 +40,7 @@ endif
 # The pure core: links without -llmdb or -lconfig (the unit tests prove it).
 PURE	= util policy record breaker classify
 IO	= clock config store-lmdb spawn cmd cmd-admin cmd-run cmd-check \
-	  cmd-status cmd-reset cmd-trip cmd-forget cmd-help cbexec \
+	  cmd-status cmd-reset cmd-trip cmd-forget cmd-gc cmd-help cbexec \
 	  cmd-acquire cmd-release cmd-config
 OBJS	= $(PURE:%=$(B)/%.o) $(IO:%=$(B)/%.o)
 PUREOBJS = $(PURE:%=$(B)/%.o)

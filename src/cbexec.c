@@ -93,7 +93,9 @@ main(int argc, char **argv)
 	}
 	status = e->exec(&ctx, argc - optind, argv + optind);
 
+	/* Hooks still running hold no transaction: close the store first. */
 	store_close(ctx.store);
+	cmd_hooks_wait(&ctx);
 	if (ctx.cfg_loaded)
 		config_free(&ctx.cfg);
 	free(ctx.state);

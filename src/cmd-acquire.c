@@ -293,6 +293,7 @@ cmd_acquire_exec(struct cb_ctx *ctx, int argc, char **argv)
 		cmd_warnx("%s", err.msg);
 		return EXIT_FAIL;
 	}
+	cmd_evictions(ctx);
 	cmd_transitions(ctx, name, &st.fx);
 	if (!st.ticket.admitted) {
 		/* Whatever on_open says: no token, so the caller must not run. */

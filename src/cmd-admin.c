@@ -178,8 +178,10 @@ admin_each(struct cb_ctx *ctx, const struct admin_args *a, const char *what,
 		} else if (!st.found && !create) {
 			cmd_warnx("no such breaker '%s'", st.name);
 			status = EXIT_FAIL;
-		} else
+		} else {
+			cmd_evictions(ctx);
 			cmd_transitions(ctx, st.name, &st.fx);
+		}
 	}
 	return status;
 }

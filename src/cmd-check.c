@@ -1,7 +1,11 @@
 /*
  * cmd-check.c: `cbexec check NAME`: would a call be admitted now?  Exits 0
  * or open_exit_code, for ExecCondition= in systemd units and `if` in
- * scripts.  Reads only: takes no probe slot and writes nothing.
+ * scripts.  Takes no probe slot and changes no state.  The one write is the
+ * record's last use, which gc goes by (SPEC: check is a use): written only
+ * when the stored one is a minute old or more, so a tight loop of checks
+ * does not write at every call, and skipped silently when the state file
+ * is not writable for this user (check then still answers).
  */
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +13,52 @@
 #include "breaker.h"
 #include "cmd.h"
 #include "record.h"
+
+/* A check writes its use only when the stored last use is this old. */
+#define CHECK_TOUCH_MS	60000
+
+/* Bring NAME's last use up to now, unless it is recent or gone. */
+static int
+touch_cb(const uint8_t *old, size_t oldlen, struct cb_buf *out, void *arg,
+    struct cb_err *err)
+{
+	const struct cb_env	*env = arg;
+	static struct cb_record	 r;
+
+	if (old == NULL)
+		return STORE_KEEP;
+	if (record_decode(old, oldlen, &r, err) != RECORD_OK)
+		return STORE_KEEP;	/* not ours to judge here */
+	if (env->now_ms - r.last_used_ms < CHECK_TOUCH_MS)
+		return STORE_KEEP;
+	r.last_used_ms = env->now_ms;
+	record_encode(&r, out);
+	return STORE_PUT;
+}
+
+/*
+ * Record the use of NAME if due.  The store was opened read-only (a check
+ * must work where the state is only readable): reopen it for writing,
+ * which creates nothing as the file exists.  Failures are not the caller's
+ * business: the answer is already known.
+ */
+static void
+check_touch(struct cb_ctx *ctx, const char *name, const struct cb_env *env)
+{
+	struct cb_err	 err;
+	struct store	*store;
+
+	store_close(ctx->store);
+	ctx->store = NULL;
+	if ((store = cmd_store(ctx, 0, NULL, &err)) == NULL) {
+		if (ctx->verbose)
+			cmd_warnx("%s: use not recorded: %s", name, err.msg);
+		return;
+	}
+	if (store_update(store, name, touch_cb, (void *)env, &err) == -1 &&
+	    ctx->verbose)
+		cmd_warnx("%s: use not recorded: %s", name, err.msg);
+}
 
 static int
 cmd_check_exec(struct cb_ctx *ctx, int argc, char **argv)
@@ -22,6 +72,7 @@ cmd_check_exec(struct cb_ctx *ctx, int argc, char **argv)
 	struct cb_buf		 buf = { 0 };
 	struct cb_err		 err;
 	struct store		*store;
+	int64_t			 used;
 	int			 missing, found, status;
 
 	if (argc == 2 && (strcmp(argv[1], "--help") == 0 ||
@@ -68,8 +119,11 @@ cmd_check_exec(struct cb_ctx *ctx, int argc, char **argv)
 	cmd_env(ctx, &env);
 	memset(&self, 0, sizeof self);
 	self.lease_until_ms = env.now_ms + 1;
+	used = r.last_used_ms;
 	breaker_admit(&r, &p, &env, &self, &t, NULL);
 	status = t.admitted ? EXIT_OK : p.open_exit_code;
+	if (env.now_ms - used >= CHECK_TOUCH_MS)
+		check_touch(ctx, argv[1], &env);
 	if (ctx->verbose)
 		cmd_warnx("%s: %s", argv[1], t.admitted ? "would be admitted" :
 		    "would be refused");
@@ -81,6 +135,7 @@ const struct cmd_entry cmd_check_entry = {
 	"NAME",
 	"exit 0 if a call would be admitted now, 75 if not",
 	"Exits 0 when a call to NAME would run now and open_exit_code (75)\n"
-	"when it would be refused.  Takes no probe slot, changes nothing.\n",
+	"when it would be refused.  Takes no probe slot and changes no state\n"
+	"(it records its use for gc at most once a minute).\n",
 	cmd_check_exec
 };

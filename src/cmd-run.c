@@ -313,6 +313,7 @@ attempt(struct run_step *st, const struct spawn_opts *so, int *guarded,
 		*guarded = 0;
 	}
 	if (*guarded) {
+		cmd_evictions(ctx);
 		cmd_transitions(ctx, st->name, &st->fx);
 		if (!st->ticket.admitted) {
 			*status = refused(ctx, st);

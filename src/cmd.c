@@ -29,6 +29,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_acquire_entry,
 	&cmd_release_entry,
 	&cmd_config_entry,
+	&cmd_gc_entry,
 	&cmd_help_entry,
 	NULL
 };
@@ -137,6 +138,18 @@ cmd_state_path(struct cb_ctx *ctx)
 	return ctx->state;
 }
 
+/* Eviction's view of a record (store.h): open and half-open are pinned. */
+static int
+rank_record(const uint8_t *data, size_t len, struct store_rank *rk)
+{
+	enum cb_state	st;
+
+	if (record_peek(data, len, &st, &rk->last_used_ms) == -1)
+		return -1;
+	rk->pinned = st != STATE_CLOSED;
+	return 0;
+}
+
 struct store *
 cmd_store(struct cb_ctx *ctx, int readonly, int *missing, struct cb_err *err)
 {
@@ -170,6 +183,8 @@ cmd_store(struct cb_ctx *ctx, int readonly, int *missing, struct cb_err *err)
 		break;
 	}
 	opts.readonly = readonly;
+	opts.max_records = (uint64_t)ctx->cfg.max_breakers;
+	opts.rank = rank_record;
 	errno = 0;
 	ctx->store = store_lmdb_open(&opts, err);
 	if (ctx->store == NULL && readonly && errno == ENOENT &&
@@ -251,22 +266,77 @@ cmd_decode(struct cb_ctx *ctx, const char *name, const uint8_t *data,
 }
 
 #define HOOK_TIMEOUT_MS	5000
+#define HOOK_MAX	8
 
 /*
- * Run the on_transition hook for t: argv without a shell, the CBEXEC_*
- * variables, stdin from /dev/null, its output on our stderr, and the
- * whole process group killed after five seconds.  Its result changes
- * nothing; only a hook that could not run or had to be killed is reported.
+ * Hooks started and not yet finished.  They run alongside whatever cbexec
+ * does next (the wrapped command, for a transition made at admission) and
+ * are finished, each no later than five seconds after its start, by
+ * cmd_hooks_wait() before cbexec exits.  So a hook never delays the start
+ * of the command, and delays cbexec's exit by at most five seconds after
+ * the last transition.  Hooks start in the order of the transitions; two of
+ * one invocation may overlap, and CBEXEC_EPOCH tells their order.
+ */
+static struct spawn_job	hooks[HOOK_MAX];
+static int		nhooks;
+
+static void
+hook_report(struct cb_ctx *ctx, const struct spawn_job *job,
+    const struct spawn_result *res)
+{
+	if (ctx->quiet)
+		return;
+	if (res->exec_failed)
+		cmd_warnx("warning: on_transition: cannot run '%s': %s",
+		    job->argv0, strerror(res->exec_errno));
+	else if (res->timed_out)
+		cmd_warnx("warning: on_transition: '%s' killed after %ds",
+		    job->argv0, HOOK_TIMEOUT_MS / 1000);
+	else if (ctx->verbose && res->status != 0)
+		cmd_warnx("on_transition: '%s' exited %d", job->argv0,
+		    res->status);
+}
+
+static void
+hook_finish(struct cb_ctx *ctx, struct spawn_job *job)
+{
+	struct spawn_job	copy = *job;
+	struct spawn_result	res;
+
+	spawn_finish(job, &res);
+	hook_report(ctx, &copy, &res);
+}
+
+void
+cmd_hooks_wait(struct cb_ctx *ctx)
+{
+	int	i;
+
+	for (i = 0; i < nhooks; i++)
+		hook_finish(ctx, &hooks[i]);
+	nhooks = 0;
+}
+
+/*
+ * Start the on_transition hook for t: argv without a shell, the CBEXEC_*
+ * variables, stdin from /dev/null, its output on our stderr, its own
+ * process group, killed with that group five seconds after it started.
+ * Its result changes nothing; only a hook that could not run or had to be
+ * killed is reported.
  */
 static void
 run_hook(struct cb_ctx *ctx, const char *name, const struct cb_transition *t)
 {
 	struct spawn_opts	 so;
-	struct spawn_result	 res;
 	struct cb_err		 err;
 	char			*env[6];
 	int			 i;
 
+	if (nhooks == HOOK_MAX) {
+		hook_finish(ctx, &hooks[0]);
+		memmove(&hooks[0], &hooks[1], (HOOK_MAX - 1) * sizeof hooks[0]);
+		nhooks--;
+	}
 	xasprintf(&env[0], "CBEXEC_NAME=%s", name);
 	xasprintf(&env[1], "CBEXEC_FROM=%s", record_state_name(t->from));
 	xasprintf(&env[2], "CBEXEC_TO=%s", record_state_name(t->to));
@@ -276,18 +346,14 @@ run_hook(struct cb_ctx *ctx, const char *name, const struct cb_transition *t)
 	memset(&so, 0, sizeof so);
 	so.argv = ctx->cfg.on_transition;
 	so.timeout_ms = HOOK_TIMEOUT_MS;
-	so.timeout_signal = SIGKILL;
 	so.env = env;
 	so.stdin_null = 1;
 	so.stdout_to_stderr = 1;
-	if (spawn_run(&so, &res, &err) == -1)
+	if (spawn_start(&so, &hooks[nhooks], &err) == -1)
 		cmd_warnx("warning: on_transition: %s", err.msg);
-	else if (!ctx->quiet && res.exec_failed)
-		cmd_warnx("warning: on_transition: cannot run '%s': %s",
-		    so.argv[0], strerror(res.exec_errno));
-	else if (!ctx->quiet && res.timed_out)
-		cmd_warnx("warning: on_transition: '%s' killed after %ds",
-		    so.argv[0], HOOK_TIMEOUT_MS / 1000);
+	else
+		nhooks++;
+	/* The child has its own copy. */
 	for (i = 0; i < 5; i++)
 		free(env[i]);
 }
@@ -319,6 +385,27 @@ cmd_transitions(struct cb_ctx *ctx, const char *name,
 	}
 	if (log == CB_LOG_SYSLOG && fx->ntrans > 0)
 		closelog();
+}
+
+void
+cmd_evictions(struct cb_ctx *ctx)
+{
+	const struct store_evicted	*ev;
+	int				 i;
+
+	if (ctx->store == NULL)
+		return;
+	ev = &ctx->store->evicted;
+	for (i = 0; i < ev->n; i++) {
+		if (ev->rec[i].rank.pinned && !ctx->quiet)
+			cmd_warnx("warning: max_breakers (%lld) reached and "
+			    "every breaker is open: evicted open breaker "
+			    "'%s'", ctx->cfg.max_breakers, ev->rec[i].name);
+		else if (ctx->verbose)
+			cmd_warnx("%s: evicted (max_breakers %lld, least "
+			    "recently used)", ev->rec[i].name,
+			    ctx->cfg.max_breakers);
+	}
 }
 
 const uint8_t *

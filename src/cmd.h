@@ -114,10 +114,25 @@ struct cb_env;
 void		 cmd_env(struct cb_ctx *, struct cb_env *);
 const uint8_t	*cmd_boot_id(struct cb_ctx *);
 
-/* Log and hook the transitions a step made (SPEC section 5). */
+/*
+ * Report what the last store update evicted to stay within max_breakers:
+ * a warning for an open or half-open breaker (evicted only when every
+ * breaker was open), a note with -v for the others.  Call after every
+ * update that may create a record (run, trip, acquire).
+ */
+void	cmd_evictions(struct cb_ctx *);
+
+/*
+ * Log the transitions a step made and start their on_transition hooks
+ * (SPEC section 5).  The hooks run in the background, alongside what the
+ * command does next; cmd_hooks_wait() (called by main before exit)
+ * finishes them, killing each hook's process group five seconds after it
+ * started at the latest.
+ */
 struct cb_effects;
 void	cmd_transitions(struct cb_ctx *, const char *name,
 	    const struct cb_effects *);
+void	cmd_hooks_wait(struct cb_ctx *);
 
 /* Operands and options of reset, trip and forget (cmd-admin.c). */
 struct admin_args {
@@ -207,6 +222,7 @@ extern const struct cmd_entry	cmd_status_entry;
 extern const struct cmd_entry	cmd_reset_entry;
 extern const struct cmd_entry	cmd_trip_entry;
 extern const struct cmd_entry	cmd_forget_entry;
+extern const struct cmd_entry	cmd_gc_entry;
 extern const struct cmd_entry	cmd_help_entry;
 
 #endif

@@ -503,3 +503,161 @@ spawn_sleep(int64_t ms, struct cb_err *err)
 	(void)sigprocmask(SIG_SETMASK, &saved, NULL);
 	return sig;
 }
+
+int
+spawn_start(const struct spawn_opts *opts, struct spawn_job *job,
+    struct cb_err *err)
+{
+	struct spawn_saved	 saved;
+	struct sigaction	 sa;
+	const char		*what;
+	size_t			 i;
+	pid_t			 parent, pid;
+	int			 fds[2], e;
+
+	memset(job, 0, sizeof *job);
+	job->errfd = -1;
+	if (opts->argv == NULL || opts->argv[0] == NULL) {
+		err_set(err, "cannot run an empty command");
+		return -1;
+	}
+	/*
+	 * What the child resets from: the caller's mask and dispositions as
+	 * they are (nothing is blocked or changed in the caller here).
+	 */
+	memset(&saved, 0, sizeof saved);
+	what = "sigaction";
+	if (sigprocmask(SIG_SETMASK, NULL, &saved.mask) == -1) {
+		what = "sigprocmask";
+		goto fail;
+	}
+	for (i = 0; i < SPAWN_NFWD; i++)
+		if (sigaction(spawn_fwd[i], NULL, &saved.fwd[i]) == -1)
+			goto fail;
+	if (sigaction(SIGTTIN, NULL, &saved.ttin) == -1 ||
+	    sigaction(SIGTTOU, NULL, &saved.ttou) == -1 ||
+	    sigaction(SIGCHLD, NULL, &saved.chld) == -1)
+		goto fail;
+	/* An ignored SIGCHLD would have the kernel reap it behind our back. */
+	if (spawn_ignored(&saved.chld) || (saved.chld.sa_flags &
+	    SA_NOCLDWAIT)) {
+		memset(&sa, 0, sizeof sa);
+		sigemptyset(&sa.sa_mask);
+		sa.sa_handler = SIG_DFL;
+		if (sigaction(SIGCHLD, &sa, NULL) == -1)
+			goto fail;
+	}
+	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) == -1) {
+		what = "pipe";
+		goto fail;
+	}
+	(void)fflush(NULL);
+	parent = getpid();
+	job->start_ms = clock_mono_ms();
+	switch (pid = fork()) {
+	case -1:
+		e = errno;
+		(void)close(fds[0]);
+		(void)close(fds[1]);
+		errno = e;
+		what = "fork";
+		goto fail;
+	case 0:
+		spawn_child(opts, &saved, parent, fds[0], fds[1]);
+		/* NOTREACHED */
+	}
+	(void)close(fds[1]);
+	(void)setpgid(pid, pid);	/* as in spawn_run */
+	job->pid = pid;
+	job->errfd = fds[0];
+	job->argv0 = opts->argv[0];
+	job->deadline_ms = opts->timeout_ms > 0 ?
+	    spawn_after(job->start_ms, opts->timeout_ms) : SPAWN_NEVER;
+	return 0;
+fail:
+	err_set(err, "cannot run '%s': %s: %s", opts->argv[0], what,
+	    strerror(errno));
+	return -1;
+}
+
+/* Sleep up to 10ms, never past the deadline. */
+static void
+spawn_nap(int64_t deadline)
+{
+	struct timespec	ts;
+	int64_t		ms;
+
+	ms = deadline - clock_mono_ms();
+	if (ms > 10)
+		ms = 10;
+	if (ms <= 0)
+		return;
+	ts.tv_sec = 0;
+	ts.tv_nsec = (long)ms * 1000000;
+	(void)nanosleep(&ts, NULL);
+}
+
+void
+spawn_finish(struct spawn_job *job, struct spawn_result *res)
+{
+	ssize_t	n;
+	pid_t	r;
+	int	wstatus = 0, reaped = 0, exec_errno;
+
+	memset(res, 0, sizeof *res);
+	if (job->pid <= 0)
+		return;
+	/* Polling: the job's SIGCHLD may have been taken by spawn_run. */
+	for (;;) {
+		r = waitpid(job->pid, &wstatus, WNOHANG);
+		if (r == job->pid) {
+			reaped = 1;
+			break;
+		}
+		if (r == -1 && errno != EINTR)
+			break;		/* ECHILD: reaped elsewhere */
+		if (clock_mono_ms() >= job->deadline_ms) {
+			res->timed_out = res->killed = 1;
+			(void)killpg(job->pid, SIGKILL);
+			(void)kill(job->pid, SIGKILL);
+			while ((r = waitpid(job->pid, &wstatus, 0)) == -1 &&
+			    errno == EINTR)
+				continue;
+			reaped = r == job->pid;
+			break;
+		}
+		spawn_nap(job->deadline_ms);
+	}
+	res->duration_ms = clock_mono_ms() - job->start_ms;
+
+	/* What it left behind in its group gets the rest of the time. */
+	while (killpg(job->pid, 0) == 0) {
+		if (clock_mono_ms() >= job->deadline_ms) {
+			res->timed_out = res->killed = 1;
+			(void)killpg(job->pid, SIGKILL);
+			break;
+		}
+		spawn_nap(job->deadline_ms);
+	}
+
+	do
+		n = read(job->errfd, &exec_errno, sizeof exec_errno);
+	while (n == -1 && errno == EINTR);
+	if (n == (ssize_t)sizeof exec_errno) {
+		res->exec_failed = 1;
+		res->exec_errno = exec_errno;
+	}
+	(void)close(job->errfd);
+	if (reaped && WIFSIGNALED(wstatus))
+		res->signal = WTERMSIG(wstatus);
+	else if (reaped && WIFEXITED(wstatus))
+		res->exit_code = WEXITSTATUS(wstatus);
+	if (res->exec_failed)
+		res->status = res->exec_errno == ENOENT ? 127 : 126;
+	else if (res->signal != 0)
+		res->status = 128 + res->signal;
+	else
+		res->status = res->exit_code;
+	memset(job, 0, sizeof *job);
+	job->errfd = -1;
+}

@@ -9,6 +9,8 @@
 #ifndef CBEXEC_SPAWN_H
 #define CBEXEC_SPAWN_H
 
+#include <sys/types.h>
+
 #include <stdint.h>
 
 #include "util.h"
@@ -59,5 +61,35 @@ int	spawn_run(const struct spawn_opts *, struct spawn_result *,
  * err filled.
  */
 int	spawn_sleep(int64_t ms, struct cb_err *);
+
+/*
+ * A command started without waiting for it (the on_transition hooks, which
+ * run alongside the wrapped command).  It leads its own process group.
+ */
+struct spawn_job {
+	pid_t		 pid;		/* 0: none */
+	int		 errfd;		/* exec-error pipe, read end */
+	int64_t		 start_ms;	/* monotonic */
+	int64_t		 deadline_ms;	/* monotonic: its group is killed */
+	const char	*argv0;		/* for messages; not owned */
+};
+
+/*
+ * Start opts->argv (foreground must be 0; the forwarded signals are not
+ * forwarded to it) and return at once.  Its process group is SIGKILLed at
+ * start + opts->timeout_ms by spawn_finish (0: never).  Returns 0, or -1
+ * with err filled when it could not be started.
+ */
+int	spawn_start(const struct spawn_opts *, struct spawn_job *,
+	    struct cb_err *);
+
+/*
+ * Wait for a started job, no longer than its deadline: then its whole
+ * process group is SIGKILLed.  Processes it left in its group when it
+ * exited (a backgrounded grandchild) are waited for until the same
+ * deadline and then killed too, so a job never outlives its deadline.
+ * Fills res (timed_out: something had to be killed) and clears the job.
+ */
+void	spawn_finish(struct spawn_job *, struct spawn_result *);
 
 #endif

@@ -156,7 +156,7 @@ load helper
 
 @test "help for every command exits 0" {
 	local c
-	for c in run check status reset trip forget help; do
+	for c in run check status reset trip forget gc help; do
 		run -0 cb help "$c"
 		assert_output --partial "$c"
 	done

@@ -210,7 +210,6 @@ garbage() {
 }
 
 @test "max_breakers evicts the least recently used breaker" {
-	skip "eviction comes with issue 4"
 	config 'max_breakers = 3;'
 	ok_n a 1
 	ok_n b 1
@@ -221,7 +220,6 @@ garbage() {
 }
 
 @test "max_breakers evicts closed breakers before open ones" {
-	skip "eviction comes with issue 4"
 	config 'max_breakers = 3;'
 	run -0 cb trip a
 	ok_n b 1

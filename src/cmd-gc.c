@@ -1,0 +1,134 @@
+/*
+ * cmd-gc.c: `cbexec gc [--idle D]`: remove the closed breakers nobody has
+ * used (run, check, acquire, release or an admin command) for D, default
+ * 30 days.  Open and half-open breakers are kept whatever their age: they
+ * hold an outage's state, and an operator asked for it.  So is a record
+ * this cbexec cannot read (a newer version): gc never deletes what it
+ * does not understand.  Prints each removed name on stdout, one a line
+ * (nothing with -q), and exits 0; 1 when the state cannot be used.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "clock.h"
+#include "cmd.h"
+#include "record.h"
+
+#define GC_IDLE_DEFAULT	(30LL * 24 * 3600 * 1000)
+
+struct gc_step {
+	int64_t		cutoff_ms;	/* last used before this: remove */
+	unsigned long	unreadable;	/* kept because unreadable */
+};
+
+static int
+gc_cb(const char *name, size_t namelen, const uint8_t *data, size_t len,
+    void *arg, struct cb_err *err)
+{
+	struct gc_step	*st = arg;
+	enum cb_state	 state;
+	int64_t		 used;
+
+	(void)name;
+	(void)namelen;
+	(void)err;
+	if (record_peek(data, len, &state, &used) == -1) {
+		st->unreadable++;
+		return 0;
+	}
+	return state == STATE_CLOSED && used < st->cutoff_ms;
+}
+
+static int
+cmd_gc_exec(struct cb_ctx *ctx, int argc, char **argv)
+{
+	static const struct option	 longopts[] = {
+		{ "idle",	required_argument,	NULL, 'i' },
+		{ "help",	no_argument,		NULL, 'h' },
+		{ NULL,		0,			NULL, 0 }
+	};
+	struct gc_step			 st;
+	struct cb_buf			 removed = { 0 };
+	struct cb_err			 err;
+	struct store			*store;
+	struct stat			 sb;
+	const char			*path;
+	int64_t				 idle = GC_IDLE_DEFAULT;
+	size_t				 off;
+	int				 ch, status = EXIT_OK;
+
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'i':
+			if (parse_duration(optarg, &idle, &err) == -1) {
+				cmd_warnx("gc: --idle: %s", err.msg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			printf("usage: cbexec gc %s\n%s", cmd_gc_entry.usage,
+			    cmd_gc_entry.help);
+			return EXIT_OK;
+		default:
+			if (optopt == 'i')
+				cmd_warnx("gc: option '--idle' needs an "
+				    "argument");
+			else
+				cmd_warnx("gc: unknown option '%s'",
+				    argv[optind - 1]);
+			return cmd_usage(&cmd_gc_entry, EXIT_USAGE);
+		}
+	}
+	if (optind != argc) {
+		cmd_warnx("gc: unexpected operand '%s'", argv[optind]);
+		return cmd_usage(&cmd_gc_entry, EXIT_USAGE);
+	}
+
+	if (cmd_config(ctx) == -1 || (path = cmd_state_path(ctx)) == NULL)
+		return EXIT_FAIL;
+	/* No state file: nothing to collect, and nothing to create. */
+	if (stat(path, &sb) == -1 && errno == ENOENT)
+		return EXIT_OK;
+	if ((store = cmd_store(ctx, 0, NULL, &err)) == NULL) {
+		cmd_warnx("%s", err.msg);
+		return EXIT_FAIL;
+	}
+
+	memset(&st, 0, sizeof st);
+	st.cutoff_ms = clock_wall_ms() - idle;
+	/* On failure, what was removed before it is still gone: list it. */
+	if (store_prune(store, gc_cb, &st, &removed, &err) == -1) {
+		cmd_warnx("%s", err.msg);
+		status = EXIT_FAIL;
+	}
+	for (off = 0; off < removed.len; off += strlen((char *)removed.data +
+	    off) + 1)
+		if (!ctx->quiet)
+			printf("%s\n", (char *)removed.data + off);
+	if (st.unreadable > 0 && !ctx->quiet)
+		cmd_warnx("gc: kept %lu record%s this cbexec cannot read",
+		    st.unreadable, st.unreadable == 1 ? "" : "s");
+	buf_free(&removed);
+	if (fflush(stdout) == EOF) {
+		cmd_warn("gc: stdout");
+		return EXIT_FAIL;
+	}
+	return status;
+}
+
+const struct cmd_entry cmd_gc_entry = {
+	"gc",
+	"[--idle D]",
+	"remove closed breakers unused for a while",
+	"      --idle D  unused for longer than D (default 30d)\n"
+	"Removes closed breakers not used (run, check, acquire, release,\n"
+	"reset, trip) for D and prints their names, one a line.  Open and\n"
+	"half-open breakers are never removed.\n",
+	cmd_gc_exec
+};

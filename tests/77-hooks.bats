@@ -1,0 +1,124 @@
+#!/usr/bin/env bats
+# 77-hooks: transitions are logged per `log` and run `on_transition`:
+# argv without a shell, the CBEXEC_* variables, stdin from /dev/null,
+# stdout onto stderr, killed with its process group five seconds after it
+# started.  A hook runs alongside the wrapped command, never before it,
+# and never holds cbexec's exit for longer than that.
+
+load helper
+
+# hook BODY: an on_transition script running BODY under sh.
+hook() {
+	printf '#!/bin/sh\n%s\n' "$1" >"$T/hook"
+	chmod +x "$T/hook"
+	config "on_transition = [ \"$T/hook\" ];" "${@:2}"
+}
+
+@test "a run's transitions run the hook with the documented variables" {
+	hook 'echo "$CBEXEC_EPOCH $CBEXEC_NAME $CBEXEC_FROM $CBEXEC_TO [$CBEXEC_REASON]" >>"'"$T"'/hook.log"' \
+	    'log = "none";' 'defaults = { trip = { failures = 2; }; };'
+	fail_n x 2
+	run -0 cb_at +61s run x -- true
+	wait_for eval '[ "$(wc -l <hook.log)" -eq 3 ]'
+	# Hooks of one invocation may overlap: CBEXEC_EPOCH orders them.
+	run -0 sort -n hook.log
+	assert_line --index 0 '1 x closed open [2 consecutive failures]'
+	assert_line --index 1 '2 x open half-open [cool-down elapsed]'
+	assert_line --index 2 '3 x half-open closed [1 probe succeeded]'
+}
+
+@test "the hook gets argv as given, without a shell" {
+	printf '#!/bin/sh\nprintf "[%%s]" "$@" >"%s/args"\n' "$T" >hook
+	chmod +x hook
+	config "on_transition = [ \"$T/hook\", \"a b\", \"\$HOME\", \"*\" ];"
+	run -0 cb trip x
+	assert_equal "$(cat args)" '[a b][$HOME][*]'
+}
+
+@test "the hook's output goes to stderr, never to cbexec's stdout" {
+	hook 'echo hook-said-this'
+	cb trip x >out 2>err
+	assert_equal "$(cat out)" ''
+	grep -q hook-said-this err
+}
+
+@test "an admission transition's hook runs alongside the command, not before it" {
+	# The hook waits (up to 10s) for the command's mark: run first, it
+	# would be killed at 5s without ever seeing it.
+	hook 'case $CBEXEC_TO in half-open)
+	    i=0; while [ ! -e "'"$T"'/ran" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
+	    [ -e "'"$T"'/ran" ] && echo saw-command >>"'"$T"'/hook.log" ;; esac'
+	fail_n x 5
+	run -0 cb_at +61s run x -- touch ran
+	grep -q saw-command hook.log
+}
+
+@test "a hanging hook is killed with its whole process group" {
+	hook 'sleep 60 & echo $! >"'"$T"'/grandchild.pid"; echo $$ >"'"$T"'/hook.pid"; wait'
+	local start
+	start=$(now_ms)
+	run -0 cb trip x
+	# Generous: the hook would take 60s.
+	assert [ "$(($(now_ms) - start))" -lt 30000 ]
+	assert_output --partial "warning: on_transition: '$T/hook' killed after 5s"
+	gone "$(cat hook.pid)"
+	gone "$(cat grandchild.pid)"
+	assert_equal "$(json_field x state)" open
+}
+
+@test "what a hook leaves running in its group is killed by the same deadline" {
+	hook 'sleep 60 & echo $! >"'"$T"'/grandchild.pid"; exit 0'
+	run -0 cb trip x
+	gone "$(cat grandchild.pid)"
+}
+
+@test "hooks hanging at admission and at record are both cut off" {
+	hook 'exec sleep 60'
+	fail_n x 5 2>/dev/null
+	local start
+	start=$(now_ms)
+	run -0 cb_at +61s run x -- true
+	assert [ "$(($(now_ms) - start))" -lt 30000 ]
+	assert_equal "$(grep -c 'killed after 5s' <<<"$output")" 2
+	assert_equal "$(json_field x state)" closed
+}
+
+@test "a hook that cannot be run is reported and changes nothing" {
+	config "on_transition = [ \"$T/no-such-hook\" ];"
+	run -0 cb trip x
+	assert_output --partial "warning: on_transition: cannot run '$T/no-such-hook'"
+	assert_equal "$(json_field x state)" open
+}
+
+@test "-q silences hook warnings" {
+	config "on_transition = [ \"$T/no-such-hook\" ];"
+	run -0 cb -q trip x
+	assert_output ''
+}
+
+@test "log = stderr prints one line per transition" {
+	config 'log = "stderr";' 'defaults = { trip = { failures = 2; }; };'
+	run -1 cb run x -- false
+	assert_output ''
+	run -1 cb run x -- false
+	assert_output 'cbexec: x: closed -> open (2 consecutive failures)'
+	run -0 cb_at +61s run x -- true
+	assert_output "$(printf '%s\n' 'cbexec: x: open -> half-open (cool-down elapsed)' \
+	    'cbexec: x: half-open -> closed (1 probe succeeded)')"
+	run -0 cb reset x --reason test
+	assert_output "cbexec: x: closed -> closed (manual reset by $(id -un): test)"
+}
+
+@test "log = none prints nothing" {
+	config 'log = "none";' 'defaults = { trip = { failures = 1; }; };'
+	run -1 cb run x -- false
+	assert_output ''
+	run -0 cb trip y
+	assert_output ''
+}
+
+@test "log = syslog (the default) prints nothing on stderr" {
+	config 'defaults = { trip = { failures = 1; }; };'
+	run -1 cb run x -- false
+	assert_output ''
+}

@@ -467,8 +467,12 @@ redis_try_update(struct store_redis *sr, const char *name,
 		return 2;
 	rc = redis_expect_ok(sr, msg, r, err);
 	freeReplyObject(r);
-	if (rc == -1)
+	if (rc == -1) {
+		/* The GET reply is still due: drop the connection. */
+		redisFree(sr->c);
+		sr->c = NULL;
 		return -1;
+	}
 	if ((get = redis_next(sr, msg, err)) == NULL)
 		return 2;
 	if (get->type != REDIS_REPLY_NIL && get->type != REDIS_REPLY_STRING) {
@@ -577,6 +581,7 @@ redis_update(struct store *s, const char *name, store_update_fn fn,
 	int			 attempt, rc = -1, reconnected = 0;
 
 	s->down = 0;
+	sr->timedout = 0;
 	if (redis_key(sr, name, "cannot update breaker", err) == -1)
 		return -1;
 	pipe_block(&old);
@@ -630,6 +635,7 @@ redis_get(struct store *s, const char *name, struct cb_buf *out,
 
 	buf_reset(out);
 	s->down = 0;
+	sr->timedout = 0;
 	if (redis_key(sr, name, "cannot read breaker", err) == -1)
 		return -1;
 	argv[0] = "GET";
@@ -785,6 +791,7 @@ redis_each(struct store *s, store_each_fn fn, void *arg, struct cb_err *err)
 	int			 rc = -1, stop = 0, tries;
 
 	s->down = 0;
+	sr->timedout = 0;
 	pipe_block(&old);
 	argv = xcalloc(REDIS_MGET_BATCH + 1, sizeof *argv);
 	lens = xcalloc(REDIS_MGET_BATCH + 1, sizeof *lens);

@@ -20,11 +20,20 @@ SHELL	= /bin/bash
 .SHELLFLAGS = -o pipefail -c
 
 PKGS	= lmdb libconfig
+
+# The Redis fleet store (SPEC section 9) is built when pkg-config finds
+# hiredis; WITH_REDIS=0 leaves it out (a redis:// state is then an error).
+WITH_REDIS ?= $(shell pkg-config --exists hiredis && echo 1 || echo 0)
+ifeq ($(WITH_REDIS),1)
+PKGS	+= hiredis
+REDISFLAGS = -DCBEXEC_REDIS
+endif
 CC	?= cc
 CFLAGS	?= -O2 -g
 CFLAGS	+= -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	   -Wmissing-prototypes -D_FORTIFY_SOURCE=2 -D_GNU_SOURCE \
-	   -DCBEXEC_VERSION='"$(VERSION)"' $(shell pkg-config --cflags $(PKGS))
+	   -DCBEXEC_VERSION='"$(VERSION)"' $(REDISFLAGS) \
+	   $(shell pkg-config --cflags $(PKGS))
 LDLIBS	+= $(shell pkg-config --libs $(PKGS))
 
 # Build directory: build/ normally, build-san/ for the sanitizer pass.
@@ -39,9 +48,9 @@ endif
 
 # The pure core: links without -llmdb or -lconfig (the unit tests prove it).
 PURE	= util policy record breaker classify
-IO	= clock config store-lmdb spawn cmd cmd-admin cmd-run cmd-check \
-	  cmd-status cmd-reset cmd-trip cmd-forget cmd-gc cmd-help cbexec \
-	  cmd-acquire cmd-release cmd-config
+IO	= clock config store-lmdb store-redis spawn cmd cmd-admin cmd-run \
+	  cmd-check cmd-status cmd-reset cmd-trip cmd-forget cmd-gc cmd-help \
+	  cmd-acquire cmd-release cmd-config cbexec
 OBJS	= $(PURE:%=$(B)/%.o) $(IO:%=$(B)/%.o)
 PUREOBJS = $(PURE:%=$(B)/%.o)
 
@@ -74,6 +83,12 @@ $(B)/%.o: src/%.c | $(B)
 $(B):
 	mkdir -p $@
 
+# Rebuild the Redis store when WITH_REDIS changes.
+$(B)/store-redis.o: $(B)/.with-redis-$(WITH_REDIS)
+$(B)/.with-redis-$(WITH_REDIS): | $(B)
+	rm -f $(B)/.with-redis-*
+	touch $@
+
 -include $(wildcard $(B)/*.d)
 
 # Debian packages for building and testing; `make deps` installs the
@@ -81,7 +96,8 @@ $(B):
 DEBS	= gcc make libc6-dev pkg-config liblmdb-dev libconfig-dev lmdb-utils \
 	  bats bats-assert bats-support faketime mandoc shellcheck jq procps \
 	  bsdutils prometheus zsh fish bash-completion \
-	  curl wget python3 openssh-client rsync postgresql-client
+	  curl wget python3 openssh-client rsync postgresql-client \
+	  libhiredis-dev redis-server
 SUDO	= $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 deps:

@@ -131,6 +131,40 @@ refused(struct cb_ctx *ctx, struct run_step *st)
 	return st->p->open_exit_code;
 }
 
+/*
+ * Admit through the store.  When the store is Redis and cannot be used
+ * (no answer, no connection, an error reply, or no Redis support built
+ * in) and fallback = "local", warn once per run and admit through the
+ * local LMDB breaker of the same name instead; the fleet is tried afresh
+ * by the next invocation.  Returns 0 with *storep the store that admitted,
+ * or -1 with err filled (on_store_error decides).
+ */
+static int
+run_admit(struct cb_ctx *ctx, struct run_step *st, struct store **storep,
+    struct cb_err *err)
+{
+	static int	 warned;
+	struct store	*s;
+	const char	*path;
+
+	s = cmd_store(ctx, 0, NULL, err);
+	if (s != NULL && store_update(s, st->name, admit_cb, st, err) == 0) {
+		*storep = s;
+		return 0;
+	}
+	if ((path = cmd_state_path(ctx)) == NULL || !store_is_redis(path) ||
+	    ctx->cfg.fallback != FALLBACK_LOCAL || (s != NULL && !s->down))
+		return -1;
+	if (!warned && !ctx->quiet)
+		cmd_warnx("warning: %s; using the local breaker", err->msg);
+	warned = 1;
+	if ((s = cmd_store_local(ctx, err)) == NULL ||
+	    store_update(s, st->name, admit_cb, st, err) == -1)
+		return -1;
+	*storep = s;
+	return 0;
+}
+
 static const struct option longopts[] = {
 	{ "timeout",		required_argument,	NULL, 't' },
 	{ "kill-after",		required_argument,	NULL, 'k' },
@@ -299,8 +333,7 @@ attempt(struct run_step *st, const struct spawn_opts *so, int *guarded,
 	st->left_open = 0;
 	memset(&st->ticket, 0, sizeof st->ticket);
 	cmd_env(ctx, &st->env);
-	if (*guarded && ((store = cmd_store(ctx, 0, NULL, &err)) == NULL ||
-	    store_update(store, st->name, admit_cb, st, &err) == -1)) {
+	if (*guarded && run_admit(ctx, st, &store, &err) == -1) {
 		if (ctx->cfg.on_store_error == STORE_ERROR_CLOSED) {
 			cmd_warnx("%s; refusing to run '%s' "
 			    "(on_store_error = closed)", err.msg, so->argv[0]);

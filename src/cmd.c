@@ -116,25 +116,40 @@ state_home(void)
 	return s;
 }
 
+/*
+ * The state path by the rules of SPEC section 5; with local_only, the
+ * first candidate that is not a Redis URL (the fallback's LMDB file).
+ */
+static char *
+state_resolve(struct cb_ctx *ctx, int local_only)
+{
+	const char	*c[3];
+	char		*s;
+	int		 i;
+
+	c[0] = ctx->state_path;
+	c[1] = getenv("CBEXEC_STATE");
+	c[2] = cmd_config(ctx) == 0 ? ctx->cfg.state : NULL;
+	for (i = 0; i < 3; i++) {
+		/* An empty -s is kept, to be refused as a path. */
+		if (c[i] == NULL || (i > 0 && c[i][0] == '\0') ||
+		    (local_only && store_is_redis(c[i])))
+			continue;
+		return xstrdup(c[i]);
+	}
+	if (geteuid() == 0)
+		return xstrdup("/var/lib/cbexec/state.mdb");
+	if ((s = state_home()) == NULL)
+		cmd_warnx("cannot find a state file: HOME is not set; "
+		    "use -s or CBEXEC_STATE");
+	return s;
+}
+
 const char *
 cmd_state_path(struct cb_ctx *ctx)
 {
-	const char	*env;
-
-	if (ctx->state != NULL)
-		return ctx->state;
-	env = getenv("CBEXEC_STATE");
-	if (ctx->state_path != NULL)
-		ctx->state = xstrdup(ctx->state_path);
-	else if (env != NULL && env[0] != '\0')
-		ctx->state = xstrdup(env);
-	else if (cmd_config(ctx) == 0 && ctx->cfg.state != NULL)
-		ctx->state = xstrdup(ctx->cfg.state);
-	else if (geteuid() == 0)
-		ctx->state = xstrdup("/var/lib/cbexec/state.mdb");
-	else if ((ctx->state = state_home()) == NULL)
-		cmd_warnx("cannot find a state file: HOME is not set; "
-		    "use -s or CBEXEC_STATE");
+	if (ctx->state == NULL)
+		ctx->state = state_resolve(ctx, 0);
 	return ctx->state;
 }
 
@@ -150,24 +165,12 @@ rank_record(const uint8_t *data, size_t len, struct store_rank *rk)
 	return 0;
 }
 
-struct store *
-cmd_store(struct cb_ctx *ctx, int readonly, int *missing, struct cb_err *err)
+static struct store *
+store_open_lmdb(struct cb_ctx *ctx, const char *path, int readonly,
+    struct cb_err *err)
 {
 	struct store_opts	 opts;
-	const char		*path;
 
-	if (missing != NULL)
-		*missing = 0;
-	if (ctx->store != NULL)
-		return ctx->store;
-	if (cmd_config(ctx) == -1) {
-		err_set(err, "no usable config");
-		return NULL;
-	}
-	if ((path = cmd_state_path(ctx)) == NULL) {
-		err_set(err, "no state file path");
-		return NULL;
-	}
 	memset(&opts, 0, sizeof opts);
 	opts.path = path;
 	opts.mode = ctx->cfg.state_mode;
@@ -185,11 +188,65 @@ cmd_store(struct cb_ctx *ctx, int readonly, int *missing, struct cb_err *err)
 	opts.readonly = readonly;
 	opts.max_records = (uint64_t)ctx->cfg.max_breakers;
 	opts.rank = rank_record;
+	return store_lmdb_open(&opts, err);
+}
+
+struct store *
+cmd_store(struct cb_ctx *ctx, int readonly, int *missing, struct cb_err *err)
+{
+	struct store_redis_opts	 ropts;
+	const char		*path;
+
+	if (missing != NULL)
+		*missing = 0;
+	if (ctx->store != NULL)
+		return ctx->store;
+	if (cmd_config(ctx) == -1) {
+		err_set(err, "no usable config");
+		return NULL;
+	}
+	if ((path = cmd_state_path(ctx)) == NULL) {
+		err_set(err, "no state file path");
+		return NULL;
+	}
+	if (store_is_redis(path)) {
+		memset(&ropts, 0, sizeof ropts);
+		ropts.url = path;
+		ropts.prefix = ctx->cfg.redis_prefix != NULL ?
+		    ctx->cfg.redis_prefix : "cbexec:";
+		ropts.timeout_ms = ctx->cfg.store_timeout_ms;
+		ropts.password = getenv("CBEXEC_REDIS_PASSWORD");
+		if (ropts.password != NULL && ropts.password[0] == '\0')
+			ropts.password = NULL;
+		ctx->store = store_redis_open(&ropts, err);
+		return ctx->store;
+	}
 	errno = 0;
-	ctx->store = store_lmdb_open(&opts, err);
+	ctx->store = store_open_lmdb(ctx, path, readonly, err);
 	if (ctx->store == NULL && readonly && errno == ENOENT &&
 	    missing != NULL)
 		*missing = 1;
+	return ctx->store;
+}
+
+struct store *
+cmd_store_local(struct cb_ctx *ctx, struct cb_err *err)
+{
+	char	*path;
+
+	if (cmd_config(ctx) == -1) {
+		err_set(err, "no usable config");
+		return NULL;
+	}
+	if ((path = state_resolve(ctx, 1)) == NULL) {
+		err_set(err, "no state file path");
+		return NULL;
+	}
+	store_close(ctx->store);
+	ctx->store = NULL;
+	free(ctx->state);
+	ctx->state = path;
+	ctx->store = store_open_lmdb(ctx, path, 0, err);
 	return ctx->store;
 }
 
@@ -419,8 +476,10 @@ cmd_boot_id(struct cb_ctx *ctx)
 }
 
 /*
- * The state file is local, so a holder from another boot is gone; within
- * this boot the pid must still exist with the start time it had.
+ * A local state file's holder from another boot is gone; within this boot
+ * the pid must still exist with the start time it had.  In the fleet store
+ * another boot id is most likely another host, whose pids we cannot see:
+ * only its lease can free the slot.
  */
 static enum cb_liveness
 holder_alive(const struct cb_slot *s, void *arg)
@@ -428,7 +487,9 @@ holder_alive(const struct cb_slot *s, void *arg)
 	struct cb_ctx	*ctx = arg;
 
 	if (memcmp(s->boot_id, cmd_boot_id(ctx), sizeof s->boot_id) != 0)
-		return HOLDER_DEAD;
+		return ctx->store != NULL &&
+		    strcmp(ctx->store->ops->kind, "redis") == 0 ?
+		    HOLDER_UNKNOWN : HOLDER_DEAD;
 	if (s->pid <= 0)
 		return HOLDER_UNKNOWN;
 	if (clock_proc_start(s->pid) != s->start_time)

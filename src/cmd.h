@@ -81,6 +81,13 @@ struct store	*cmd_store(struct cb_ctx *, int readonly, int *missing,
 		    struct cb_err *);
 
 /*
+ * Replace the store with the local LMDB file (the state path rules with
+ * every Redis URL skipped), for fallback = "local" when Redis cannot be
+ * used.  Returns it, or NULL with err filled.
+ */
+struct store	*cmd_store_local(struct cb_ctx *, struct cb_err *);
+
+/*
  * The policy for NAME from the config; command-line values are then added
  * by the caller with policy_set(..., LAYER_CLI, "command line", ...).
  * Returns 0, or -1 after printing.

@@ -60,10 +60,12 @@ struct loader {
 static const char *const sync_names[] = { "full", "meta", "none", NULL };
 static const char *const store_error_names[] = { "open", "closed", NULL };
 static const char *const log_names[] = { "syslog", "stderr", "none", NULL };
+static const char *const fallback_names[] = { "local", "none", NULL };
 
 static const char *const top_keys[] = {
 	"state", "state_mode", "sync", "max_breakers", "on_store_error", "log",
-	"on_transition", "defaults", "breakers", NULL
+	"on_transition", "defaults", "breakers", "redis_prefix", "store_timeout",
+	"fallback", NULL
 };
 
 static void
@@ -75,6 +77,8 @@ config_defaults(struct cb_config *cfg)
 	cfg->max_breakers = 100000;
 	cfg->on_store_error = STORE_ERROR_OPEN;
 	cfg->log = CB_LOG_SYSLOG;
+	cfg->store_timeout_ms = 250;
+	cfg->fallback = FALLBACK_LOCAL;
 }
 
 static void
@@ -100,6 +104,7 @@ config_free(struct cb_config *cfg)
 		return;
 	free(cfg->path);
 	free(cfg->state);
+	free(cfg->redis_prefix);
 	if (cfg->on_transition != NULL) {
 		for (i = 0; cfg->on_transition[i] != NULL; i++)
 			free(cfg->on_transition[i]);
@@ -633,6 +638,61 @@ get_max_breakers(struct loader *ld, const config_setting_t *s,
 	return 0;
 }
 
+/* Redis key prefix: 1 to 64 printable bytes, no space. */
+static int
+get_redis_prefix(struct loader *ld, const config_setting_t *s, char **out)
+{
+	const char	*v, *p;
+
+	if (get_string(ld, s, "redis_prefix", &v) != 0)
+		return -1;
+	for (p = v; *p > 0x20 && *p < 0x7f; p++)
+		;
+	if (*p != '\0' || p - v > 64)
+		return fail(ld, s, "redis_prefix: must be 1 to 64 printable "
+		    "bytes without spaces, not '%.80s'", v);
+	free(*out);
+	*out = xstrdup(v);
+	return 0;
+}
+
+/* store_timeout: a DURATION from 1ms to 60s (a bare integer: seconds). */
+static int
+get_store_timeout(struct loader *ld, const config_setting_t *s,
+    int64_t *out)
+{
+	struct cb_err	perr;
+	int64_t		ms;
+	long long	v;
+
+	switch (config_setting_type(s)) {
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64:
+		if (check_int(ld, s, "store_timeout") != 0)
+			return -1;
+		v = config_setting_get_int64(s);
+		if (v < 0 || v > 60)
+			return fail(ld, s, "store_timeout: must be a duration "
+			    "from 1ms to 60s, not %lld", v);
+		ms = (int64_t)v * 1000;
+		break;
+	case CONFIG_TYPE_STRING:
+		if (parse_duration(config_setting_get_string(s), &ms,
+		    &perr) != 0)
+			return fail(ld, s, "store_timeout: %s", perr.msg);
+		break;
+	default:
+		return fail(ld, s, "store_timeout: must be a duration such "
+		    "as \"250ms\", not %s", type_name(s));
+	}
+	if (ms < 1 || ms > 60000)
+		return fail(ld, s, "store_timeout: must be a duration from 1ms "
+		    "to 60s, not '%.80s'", config_setting_type(s) ==
+		    CONFIG_TYPE_STRING ? config_setting_get_string(s) : "0");
+	*out = ms;
+	return 0;
+}
+
 static int
 get_argv(struct loader *ld, const config_setting_t *s, char ***out)
 {
@@ -913,6 +973,18 @@ load_top(struct loader *ld, config_t *lc)
 				bad = -1;
 			else
 				cfg->log = (enum cb_log)e;
+		} else if (strcmp(name, "redis_prefix") == 0) {
+			if (get_redis_prefix(ld, s, &cfg->redis_prefix) != 0)
+				bad = -1;
+		} else if (strcmp(name, "store_timeout") == 0) {
+			if (get_store_timeout(ld, s,
+			    &cfg->store_timeout_ms) != 0)
+				bad = -1;
+		} else if (strcmp(name, "fallback") == 0) {
+			if (get_enum(ld, s, name, fallback_names, &e) != 0)
+				bad = -1;
+			else
+				cfg->fallback = (enum cb_fallback)e;
 		} else if (strcmp(name, "on_transition") == 0) {
 			if (get_argv(ld, s, &cfg->on_transition) != 0)
 				bad = -1;

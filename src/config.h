@@ -23,6 +23,11 @@ enum cb_store_error {
 	STORE_ERROR_CLOSED	/* refuse: exit 125 */
 };
 
+enum cb_fallback {
+	FALLBACK_LOCAL,		/* Redis down: the local LMDB breaker, warn */
+	FALLBACK_NONE		/* Redis down: follow on_store_error */
+};
+
 enum cb_log {
 	CB_LOG_SYSLOG,
 	CB_LOG_STDERR,
@@ -51,6 +56,9 @@ struct cb_config {
 	enum cb_store_error	 on_store_error;
 	enum cb_log		 log;
 	char			**on_transition;	/* argv or NULL */
+	char			*redis_prefix;	/* key prefix, or NULL: "cbexec:" */
+	int64_t			 store_timeout_ms;	/* default 250 */
+	enum cb_fallback	 fallback;	/* default FALLBACK_LOCAL */
 	struct config_layer	 defaults;
 	struct config_layer	*breakers;
 	size_t			 nbreakers;

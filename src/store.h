@@ -112,7 +112,7 @@ struct store_evicted {
 struct store;
 
 struct store_ops {
-	const char	*kind;	/* "lmdb" */
+	const char	*kind;	/* "lmdb", "redis" */
 	/* Atomic read-modify-write of NAME's record.  A STORE_PUT that
 	 * creates the record in a bounded store first evicts (see above);
 	 * s->evicted then lists the victims (n is 0 otherwise). */
@@ -138,6 +138,13 @@ struct store {
 	const struct store_ops	*ops;
 	char			*path;	/* for messages */
 	struct store_evicted	 evicted;	/* by the last update() */
+	/*
+	 * Set by a networked store when its last operation failed because
+	 * the server could not be used (no answer within the timeout, no
+	 * connection, an error reply); cleared when an operation starts.  A
+	 * callback's own failure leaves it 0.  LMDB never sets it.
+	 */
+	int			 down;
 };
 
 enum store_sync {
@@ -165,6 +172,37 @@ struct store_opts {
  * The returned store's descriptors are all close-on-exec.
  */
 struct store	*store_lmdb_open(const struct store_opts *, struct cb_err *);
+
+/* Options of the Redis store (SPEC section 9). */
+struct store_redis_opts {
+	const char	*url;		/* redis://[user@]host[:port][/db] or
+					 * unix:/path/to/redis.sock[?db=N] */
+	const char	*prefix;	/* prepended to every NAME: "cbexec:" */
+	int64_t		 timeout_ms;	/* connect and command timeout */
+	const char	*password;	/* AUTH [user] password, or NULL */
+};
+
+/* Is path the URL of a Redis store rather than an LMDB file path? */
+int		 store_is_redis(const char *path);
+
+/*
+ * Connect to the Redis store at opts->url (AUTH and SELECT as the URL
+ * says) and return it, with kind "redis" and the URL as its path.  Records
+ * are the same bytes as in LMDB, under the key prefix + NAME.  update() is
+ * an optimistic WATCH / GET / MULTI / SET or DEL / EXEC loop: the callback
+ * runs again when another writer changed the key in between, a bounded
+ * number of times.  each() walks the keys with SCAN (never KEYS) and reads
+ * them with MGET: every record is read atomically, but not all of them
+ * from one snapshot.  A dropped connection is re-made once, before anything
+ * is written.  The connection's descriptor is close-on-exec, and SIGPIPE
+ * is held off while talking to the server.
+ *
+ * Returns NULL with err filled when the URL is invalid (a password in it is
+ * refused without printing it), the server cannot be reached or refuses
+ * AUTH/SELECT, or cbexec was built without hiredis (WITH_REDIS=0).
+ */
+struct store	*store_redis_open(const struct store_redis_opts *,
+		    struct cb_err *);
 
 static inline int
 store_update(struct store *s, const char *name, store_update_fn fn, void *arg,

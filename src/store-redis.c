@@ -1,0 +1,913 @@
+/*
+ * store-redis.c: the fleet store (SPEC section 9), breaker records shared by
+ * many hosts through one Redis server, and the only file that includes
+ * hiredis.h.  It holds no breaker logic: a record is the same opaque bytes
+ * as in LMDB, stored as a Redis string under prefix + NAME, and update() is
+ * the store interface's read-modify-write done optimistically: WATCH the
+ * key, GET it, let the callback compute the new bytes, then MULTI / SET (or
+ * DEL) / EXEC, which Redis refuses when another writer touched the key
+ * after the WATCH; the loop then runs the callback again on the new bytes,
+ * a bounded number of times with a short random pause.  Each round trip is
+ * bounded by store_timeout, so a Redis that does not answer costs at most a
+ * few timeouts and the caller can fall back to the local store.  Built
+ * without hiredis (WITH_REDIS=0), the URL is still parsed, and opening
+ * fails with a message that says so.
+ */
+#include <sys/time.h>
+#include <sys/types.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef CBEXEC_REDIS
+#include <hiredis/hiredis.h>
+#endif
+
+#include "clock.h"
+#include "store.h"
+#include "util.h"
+
+#define REDIS_PORT	6379
+
+/* Optimistic update attempts before giving up on a hot key. */
+#define REDIS_RETRIES	100
+/* Keys per SCAN step and per MGET. */
+#define REDIS_SCAN_COUNT	"500"
+#define REDIS_MGET_BATCH	200
+
+/* A parsed URL: TCP host and port, or a unix socket path; a database. */
+struct redis_url {
+	char	*host;		/* NULL for a unix socket */
+	int	 port;
+	char	*sock;		/* NULL for TCP */
+	char	*user;		/* AUTH user, or NULL */
+	long	 db;
+};
+
+static void
+url_free(struct redis_url *u)
+{
+	free(u->host);
+	free(u->sock);
+	free(u->user);
+	memset(u, 0, sizeof *u);
+}
+
+/* A decimal number from lo to hi spanning exactly [s, end). */
+static int
+url_number(const char *s, const char *end, long lo, long hi, long *out)
+{
+	long	v = 0;
+
+	if (s == end || end - s > 10)
+		return -1;
+	for (; s < end; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = v * 10 + (*s - '0');
+	}
+	if (v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/*
+ * redis://[user@]host[:port][/db] (host may be [v6addr]) or
+ * unix:/path[?db=N].  Messages never repeat the URL: it might hold a
+ * password.
+ */
+static int
+url_parse(const char *url, struct redis_url *u, struct cb_err *err)
+{
+	const char	*p, *end, *at, *h, *hend, *q;
+	long		 v;
+
+	memset(u, 0, sizeof *u);
+	if (strncmp(url, "unix:", 5) == 0) {
+		p = url + 5;
+		if ((q = strchr(p, '?')) == NULL)
+			q = p + strlen(p);
+		else if (strncmp(q, "?db=", 4) != 0 ||
+		    url_number(q + 4, q + strlen(q), 0, INT_MAX, &u->db) != 0) {
+			err_set(err, "invalid Redis URL: after the socket path "
+			    "only ?db=N may follow");
+			return -1;
+		}
+		if (*p != '/' || q - p < 2) {
+			err_set(err, "invalid Redis URL: unix: wants an "
+			    "absolute socket path (unix:/run/redis.sock)");
+			return -1;
+		}
+		u->sock = xstrndup(p, (size_t)(q - p));
+		return 0;
+	}
+	if (strncmp(url, "redis://", 8) != 0) {
+		err_set(err, "invalid Redis URL: must start with redis:// "
+		    "or unix:");
+		return -1;
+	}
+	p = url + 8;
+	if ((end = strchr(p, '/')) == NULL)
+		end = p + strlen(p);
+	at = memchr(p, '@', (size_t)(end - p));
+	if (at != NULL) {
+		if (memchr(p, ':', (size_t)(at - p)) != NULL) {
+			err_set(err, "invalid Redis URL: a password in the URL "
+			    "is not accepted (set CBEXEC_REDIS_PASSWORD)");
+			return -1;
+		}
+		if (at == p) {
+			err_set(err, "invalid Redis URL: empty user name "
+			    "before '@'");
+			return -1;
+		}
+		u->user = xstrndup(p, (size_t)(at - p));
+		p = at + 1;
+	}
+	u->port = REDIS_PORT;
+	if (*p == '[') {
+		h = p + 1;
+		if ((hend = memchr(h, ']', (size_t)(end - h))) == NULL)
+			goto bad_host;
+		p = hend + 1;
+	} else {
+		h = p;
+		if ((hend = memchr(h, ':', (size_t)(end - h))) == NULL)
+			hend = end;
+		p = hend;
+	}
+	if (hend == h)
+		goto bad_host;
+	if (p < end) {
+		if (*p != ':' ||
+		    url_number(p + 1, end, 1, 65535, &v) != 0) {
+			err_set(err, "invalid Redis URL: the port must be a "
+			    "number from 1 to 65535");
+			goto fail;
+		}
+		u->port = (int)v;
+	}
+	u->host = xstrndup(h, (size_t)(hend - h));
+	if (*end == '/' && end[1] != '\0' &&
+	    url_number(end + 1, end + strlen(end), 0, INT_MAX, &u->db) != 0) {
+		err_set(err, "invalid Redis URL: the path must be a database "
+		    "number (redis://host:6379/0)");
+		goto fail;
+	}
+	return 0;
+bad_host:
+	err_set(err, "invalid Redis URL: no host (redis://host:6379/0)");
+fail:
+	url_free(u);
+	return -1;
+}
+
+int
+store_is_redis(const char *path)
+{
+	return path != NULL && (strncmp(path, "redis://", 8) == 0 ||
+	    strncmp(path, "unix:", 5) == 0);
+}
+
+#ifndef CBEXEC_REDIS
+
+struct store *
+store_redis_open(const struct store_redis_opts *opts, struct cb_err *err)
+{
+	struct redis_url	u;
+
+	if (url_parse(opts->url, &u, err) == -1)
+		return NULL;
+	url_free(&u);
+	err_set(err, "cannot use Redis state '%s': cbexec was built without "
+	    "Redis support (hiredis; make WITH_REDIS=1)", opts->url);
+	return NULL;
+}
+
+#else
+
+struct store_redis {
+	struct store	 s;		/* first: what we hand out */
+	struct redis_url u;
+	char		*password;
+	struct timeval	 tv;
+	int64_t		 timeout_ms;
+	redisContext	*c;		/* NULL: not connected */
+	int		 timedout;	/* the last I/O error was a timeout */
+	struct cb_buf	 key;		/* prefix + NAME */
+	size_t		 prefixlen;
+	struct cb_buf	 out;		/* update callback output, reused */
+};
+
+static int	redis_update(struct store *, const char *, store_update_fn,
+		    void *, struct cb_err *);
+static int	redis_get(struct store *, const char *, struct cb_buf *,
+		    struct cb_err *);
+static int	redis_each(struct store *, store_each_fn, void *,
+		    struct cb_err *);
+static void	redis_close(struct store *);
+
+static const struct store_ops redis_ops = {
+	.kind = "redis",
+	.update = redis_update,
+	.get = redis_get,
+	.each = redis_each,
+	.close = redis_close
+};
+
+/*
+ * hiredis writes with write(2): a server gone away would kill us with
+ * SIGPIPE.  Hold it blocked while we talk, and swallow one that arrived.
+ */
+static void
+pipe_block(sigset_t *old)
+{
+	sigset_t	set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+static void
+pipe_restore(const sigset_t *old)
+{
+	struct timespec	zero = { 0, 0 };
+	sigset_t	set, pending;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	if (!sigismember(old, SIGPIPE) && sigpending(&pending) == 0 &&
+	    sigismember(&pending, SIGPIPE)) {
+		while (sigtimedwait(&set, NULL, &zero) == -1 &&
+		    errno == EINTR)
+			;
+	}
+	sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+/* Why the connection failed, in words a user can act on. */
+static void
+redis_io_error(struct store_redis *sr, const char *what, struct cb_err *err)
+{
+	const char	*why = "connection lost";
+
+	sr->timedout = 0;
+	if (sr->c != NULL && sr->c->err != 0) {
+		why = sr->c->errstr;
+		if (strstr(why, "temporarily unavailable") != NULL ||
+		    strstr(why, "timed out") != NULL)
+			why = NULL;
+	}
+	if (why == NULL) {
+		sr->timedout = 1;
+		err_set(err, "%s in state '%s': no answer within %lldms", what,
+		    sr->s.path, (long long)sr->timeout_ms);
+	} else
+		err_set(err, "%s in state '%s': %s", what, sr->s.path, why);
+	sr->s.down = 1;
+	/* The reply stream is out of step now: start afresh next time. */
+	if (sr->c != NULL) {
+		redisFree(sr->c);
+		sr->c = NULL;
+	}
+}
+
+/* A reply of the wrong kind: the server answered, but not usefully. */
+static void
+redis_bad_reply(struct store_redis *sr, const char *what, redisReply *r,
+    struct cb_err *err)
+{
+	if (r != NULL && r->type == REDIS_REPLY_ERROR)
+		err_set(err, "%s in state '%s': %.200s", what, sr->s.path,
+		    r->str);
+	else
+		err_set(err, "%s in state '%s': unexpected reply (type %d)",
+		    what, sr->s.path, r != NULL ? r->type : -1);
+	sr->s.down = 1;
+}
+
+/* One command, waiting for its reply; NULL after filling err. */
+static redisReply *
+redis_call(struct store_redis *sr, const char *what, int argc,
+    const char **argv, const size_t *lens, struct cb_err *err)
+{
+	redisReply	*r;
+
+	r = redisCommandArgv(sr->c, argc, argv, lens);
+	if (r == NULL)
+		redis_io_error(sr, what, err);
+	return r;
+}
+
+/* Read the next pipelined reply; NULL after filling err. */
+static redisReply *
+redis_next(struct store_redis *sr, const char *what, struct cb_err *err)
+{
+	void	*r = NULL;
+
+	if (redisGetReply(sr->c, &r) != REDIS_OK || r == NULL) {
+		redis_io_error(sr, what, err);
+		return NULL;
+	}
+	return r;
+}
+
+static int
+redis_expect_ok(struct store_redis *sr, const char *what, redisReply *r,
+    struct cb_err *err)
+{
+	if (r->type == REDIS_REPLY_STATUS && strcmp(r->str, "OK") == 0)
+		return 0;
+	redis_bad_reply(sr, what, r, err);
+	return -1;
+}
+
+/* Connect, AUTH and SELECT, unless a healthy connection exists. */
+static int
+redis_connect(struct store_redis *sr, struct cb_err *err)
+{
+	redisReply	*r;
+	const char	*argv[3];
+	char		 db[16];
+	int		 flags, n;
+
+	if (sr->c != NULL) {
+		if (sr->c->err == 0)
+			return 0;
+		redisFree(sr->c);
+		sr->c = NULL;
+	}
+	if (sr->u.sock != NULL)
+		sr->c = redisConnectUnixWithTimeout(sr->u.sock, sr->tv);
+	else
+		sr->c = redisConnectWithTimeout(sr->u.host, sr->u.port, sr->tv);
+	if (sr->c == NULL) {
+		err_set(err, "cannot connect to Redis state '%s': out of "
+		    "memory", sr->s.path);
+		sr->s.down = 1;
+		return -1;
+	}
+	if (sr->c->err != 0) {
+		redis_io_error(sr, "cannot connect to Redis", err);
+		return -1;
+	}
+	/* The wrapped command must inherit no cbexec descriptor. */
+	if ((flags = fcntl(sr->c->fd, F_GETFD)) == -1 ||
+	    fcntl(sr->c->fd, F_SETFD, flags | FD_CLOEXEC) == -1 ||
+	    redisSetTimeout(sr->c, sr->tv) != REDIS_OK) {
+		err_set(err, "cannot set up the connection to Redis state "
+		    "'%s': %s", sr->s.path, strerror(errno));
+		sr->s.down = 1;
+		redisFree(sr->c);
+		sr->c = NULL;
+		return -1;
+	}
+
+	if (sr->password != NULL) {
+		n = 0;
+		argv[n++] = "AUTH";
+		if (sr->u.user != NULL)
+			argv[n++] = sr->u.user;
+		argv[n++] = sr->password;
+		if ((r = redis_call(sr, "cannot authenticate to Redis", n,
+		    argv, NULL, err)) == NULL)
+			return -1;
+		n = redis_expect_ok(sr, "Redis refused AUTH", r, err);
+		freeReplyObject(r);
+		if (n == -1)
+			goto drop;
+	}
+	if (sr->u.db != 0) {
+		snprintf(db, sizeof db, "%ld", sr->u.db);
+		argv[0] = "SELECT";
+		argv[1] = db;
+		if ((r = redis_call(sr, "cannot select the Redis database", 2,
+		    argv, NULL, err)) == NULL)
+			return -1;
+		n = redis_expect_ok(sr, "Redis refused SELECT", r, err);
+		freeReplyObject(r);
+		if (n == -1)
+			goto drop;
+	}
+	return 0;
+drop:
+	redisFree(sr->c);
+	sr->c = NULL;
+	return -1;
+}
+
+/* prefix + NAME into sr->key. */
+static int
+redis_key(struct store_redis *sr, const char *name, const char *what,
+    struct cb_err *err)
+{
+	size_t	len;
+
+	if (name == NULL || (len = strnlen(name, 1025)) == 0 || len > 1024) {
+		err_set(err, "%s '%s' in state '%s': invalid name", what,
+		    name == NULL ? "" : name, sr->s.path);
+		return -1;
+	}
+	sr->key.len = sr->prefixlen;
+	buf_add(&sr->key, name, len);
+	return 0;
+}
+
+/* A short random pause after a lost race, growing with the attempts. */
+static void
+redis_backoff(int attempt)
+{
+	struct timespec	ts;
+	uint64_t	cap_us;
+
+	cap_us = 1000u * (uint64_t)(attempt < 8 ? attempt + 1 : 8);
+	ts.tv_sec = 0;
+	ts.tv_nsec = (long)(clock_random() % cap_us) * 1000;
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
+}
+
+/*
+ * One optimistic attempt.  Returns 0 done, 1 lost the race (run again),
+ * 2 the connection was found dead before anything was written (reconnect
+ * and run again), -1 failed (err filled).
+ */
+static int
+redis_try_update(struct store_redis *sr, const char *name,
+    store_update_fn fn, void *arg, struct cb_err *err)
+{
+	static const char	 what[] = "cannot update breaker";
+	redisReply		*r, *get;
+	const char		*argv[3];
+	size_t			 lens[3];
+	char			 msg[256];
+	int			 action, rc;
+
+	snprintf(msg, sizeof msg, "%s '%.200s'", what, name);
+	argv[0] = "WATCH";
+	argv[1] = (const char *)sr->key.data;
+	lens[0] = 5;
+	lens[1] = sr->key.len;
+	if (redisAppendCommandArgv(sr->c, 2, argv, lens) != REDIS_OK)
+		return 2;
+	argv[0] = "GET";
+	lens[0] = 3;
+	if (redisAppendCommandArgv(sr->c, 2, argv, lens) != REDIS_OK)
+		return 2;
+	if ((r = redis_next(sr, msg, err)) == NULL)
+		return 2;
+	rc = redis_expect_ok(sr, msg, r, err);
+	freeReplyObject(r);
+	if (rc == -1) {
+		/* The GET reply is still due: drop the connection. */
+		redisFree(sr->c);
+		sr->c = NULL;
+		return -1;
+	}
+	if ((get = redis_next(sr, msg, err)) == NULL)
+		return 2;
+	if (get->type != REDIS_REPLY_NIL && get->type != REDIS_REPLY_STRING) {
+		if (get->type == REDIS_REPLY_ERROR)
+			redis_bad_reply(sr, msg, get, err);
+		else {
+			err_set(err, "%s: Redis key '%.*s' of state '%s' is "
+			    "not a string", msg, (int)sr->key.len,
+			    (const char *)sr->key.data, sr->s.path);
+			sr->s.down = 0;
+		}
+		freeReplyObject(get);
+		goto unwatch_fail;
+	}
+
+	buf_reset(&sr->out);
+	if (get->type == REDIS_REPLY_NIL)
+		action = fn(NULL, 0, &sr->out, arg, err);
+	else
+		action = fn((const uint8_t *)get->str, get->len, &sr->out, arg,
+		    err);
+	freeReplyObject(get);
+
+	switch (action) {
+	case -1:
+		goto unwatch_fail;
+	case STORE_KEEP:
+		argv[0] = "UNWATCH";
+		/* Nothing to write; a failure here only costs a reconnect. */
+		if ((r = redisCommandArgv(sr->c, 1, argv, NULL)) != NULL)
+			freeReplyObject(r);
+		return 0;
+	case STORE_PUT:
+	case STORE_DELETE:
+		break;
+	default:
+		err_set(err, "%s in state '%s': callback returned %d", msg,
+		    sr->s.path, action);
+		goto unwatch_fail;
+	}
+
+	argv[0] = "MULTI";
+	if (redisAppendCommandArgv(sr->c, 1, argv, NULL) != REDIS_OK)
+		goto io;
+	if (action == STORE_PUT) {
+		argv[0] = "SET";
+		lens[0] = 3;
+		argv[2] = sr->out.len != 0 ? (const char *)sr->out.data : "";
+		lens[2] = sr->out.len;
+		rc = redisAppendCommandArgv(sr->c, 3, argv, lens);
+	} else {
+		argv[0] = "DEL";
+		lens[0] = 3;
+		rc = redisAppendCommandArgv(sr->c, 2, argv, lens);
+	}
+	argv[0] = "EXEC";
+	if (rc != REDIS_OK ||
+	    redisAppendCommandArgv(sr->c, 1, argv, NULL) != REDIS_OK)
+		goto io;
+
+	/* MULTI: +OK; SET/DEL: +QUEUED; EXEC: the results, or nil. */
+	if ((r = redis_next(sr, msg, err)) == NULL)
+		return -1;
+	rc = redis_expect_ok(sr, msg, r, err);
+	freeReplyObject(r);
+	if ((r = redis_next(sr, msg, err)) == NULL)
+		return -1;
+	freeReplyObject(r);
+	if ((r = redis_next(sr, msg, err)) == NULL)
+		return -1;
+	if (rc == -1) {
+		freeReplyObject(r);
+		return -1;
+	}
+	if (r->type == REDIS_REPLY_NIL) {
+		freeReplyObject(r);
+		return 1;
+	}
+	if (r->type != REDIS_REPLY_ARRAY || r->elements != 1 ||
+	    r->element[0]->type == REDIS_REPLY_ERROR) {
+		redis_bad_reply(sr, msg, r->type == REDIS_REPLY_ARRAY &&
+		    r->elements == 1 ? r->element[0] : r, err);
+		freeReplyObject(r);
+		return -1;
+	}
+	freeReplyObject(r);
+	return 0;
+
+io:
+	redis_io_error(sr, msg, err);
+	return -1;
+unwatch_fail:
+	argv[0] = "UNWATCH";
+	if (sr->c != NULL &&
+	    (r = redisCommandArgv(sr->c, 1, argv, NULL)) != NULL)
+		freeReplyObject(r);
+	return -1;
+}
+
+static int
+redis_update(struct store *s, const char *name, store_update_fn fn,
+    void *arg, struct cb_err *err)
+{
+	struct store_redis	*sr = (struct store_redis *)s;
+	sigset_t		 old;
+	int			 attempt, rc = -1, reconnected = 0;
+
+	s->down = 0;
+	sr->timedout = 0;
+	if (redis_key(sr, name, "cannot update breaker", err) == -1)
+		return -1;
+	pipe_block(&old);
+	for (attempt = 0; attempt < REDIS_RETRIES; attempt++) {
+		if (redis_connect(sr, err) == -1) {
+			rc = -1;
+			break;
+		}
+		rc = redis_try_update(sr, name, fn, arg, err);
+		if (rc == 2 && !reconnected && !sr->timedout) {
+			/* Dropped while idle (a restart): once more. */
+			reconnected = 1;
+			if (sr->c != NULL) {
+				redisFree(sr->c);
+				sr->c = NULL;
+			}
+			s->down = 0;
+			attempt--;
+			continue;
+		}
+		if (rc == 2) {
+			if (sr->c != NULL)
+				redis_io_error(sr, "cannot update breaker",
+				    err);
+			rc = -1;
+		}
+		if (rc != 1)
+			break;
+		redis_backoff(attempt);
+	}
+	if (rc == 1) {
+		err_set(err, "cannot update breaker '%s' in state '%s': still "
+		    "contended after %d attempts", name, s->path,
+		    REDIS_RETRIES);
+		rc = -1;
+	}
+	pipe_restore(&old);
+	return rc;
+}
+
+static int
+redis_get(struct store *s, const char *name, struct cb_buf *out,
+    struct cb_err *err)
+{
+	struct store_redis	*sr = (struct store_redis *)s;
+	redisReply		*r = NULL;
+	sigset_t		 old;
+	const char		*argv[2];
+	size_t			 lens[2];
+	int			 rc = -1, tries;
+
+	buf_reset(out);
+	s->down = 0;
+	sr->timedout = 0;
+	if (redis_key(sr, name, "cannot read breaker", err) == -1)
+		return -1;
+	argv[0] = "GET";
+	argv[1] = (const char *)sr->key.data;
+	lens[0] = 3;
+	lens[1] = sr->key.len;
+	pipe_block(&old);
+	/* A read can always be repeated: reconnect once if dropped. */
+	for (tries = 0; tries < 2 && r == NULL; tries++) {
+		if ((tries > 0 && sr->timedout) ||
+		    redis_connect(sr, err) == -1)
+			goto out;
+		r = redis_call(sr, "cannot read breaker", 2, argv, lens, err);
+	}
+	if (r == NULL)
+		goto out;
+	if (r->type == REDIS_REPLY_STRING) {
+		buf_add(out, r->str, r->len);
+		rc = 1;
+	} else if (r->type == REDIS_REPLY_NIL)
+		rc = 0;
+	else
+		redis_bad_reply(sr, "cannot read breaker", r, err);
+	freeReplyObject(r);
+out:
+	pipe_restore(&old);
+	return rc;
+}
+
+struct redis_name {
+	char	*key;
+	size_t	 len;
+};
+
+static int
+name_cmp(const void *a, const void *b)
+{
+	const struct redis_name	*x = a, *y = b;
+	size_t			 n;
+	int			 c;
+
+	n = x->len < y->len ? x->len : y->len;
+	if ((c = memcmp(x->key, y->key, n)) != 0)
+		return c;
+	return x->len < y->len ? -1 : x->len > y->len;
+}
+
+/* The SCAN MATCH pattern: the prefix with glob bytes escaped, then '*'. */
+static char *
+redis_pattern(const struct store_redis *sr)
+{
+	char	*pat, *p;
+	size_t	 i;
+
+	p = pat = xmalloc(2 * sr->prefixlen + 2);
+	for (i = 0; i < sr->prefixlen; i++) {
+		if (strchr("*?[]\\", sr->key.data[i]) != NULL)
+			*p++ = '\\';
+		*p++ = (char)sr->key.data[i];
+	}
+	*p++ = '*';
+	*p = '\0';
+	return pat;
+}
+
+/* Every key under the prefix, sorted, without SCAN's duplicates. */
+static int
+redis_scan(struct store_redis *sr, struct redis_name **namesp, size_t *np,
+    struct cb_err *err)
+{
+	static const char	 what[] = "cannot list breakers";
+	struct redis_name	*names = NULL;
+	redisReply		*r, *keys;
+	const char		*argv[6];
+	char			 cursor[32], *pat;
+	size_t			 n = 0, cap = 0, i, j;
+	int			 rc = -1;
+
+	pat = redis_pattern(sr);
+	snprintf(cursor, sizeof cursor, "0");
+	for (;;) {
+		argv[0] = "SCAN";
+		argv[1] = cursor;
+		argv[2] = "MATCH";
+		argv[3] = pat;
+		argv[4] = "COUNT";
+		argv[5] = REDIS_SCAN_COUNT;
+		if ((r = redis_call(sr, what, 6, argv, NULL, err)) == NULL)
+			goto out;
+		if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
+		    r->element[0]->type != REDIS_REPLY_STRING ||
+		    r->element[0]->len >= sizeof cursor ||
+		    r->element[1]->type != REDIS_REPLY_ARRAY) {
+			redis_bad_reply(sr, what, r, err);
+			freeReplyObject(r);
+			goto out;
+		}
+		memcpy(cursor, r->element[0]->str, r->element[0]->len);
+		cursor[r->element[0]->len] = '\0';
+		keys = r->element[1];
+		for (i = 0; i < keys->elements; i++) {
+			if (keys->element[i]->type != REDIS_REPLY_STRING ||
+			    keys->element[i]->len <= sr->prefixlen)
+				continue;
+			if (n == cap) {
+				cap = cap == 0 ? 64 : cap * 2;
+				names = xrealloc(names, cap * sizeof *names);
+			}
+			names[n].len = keys->element[i]->len;
+			names[n].key = xmalloc(names[n].len);
+			memcpy(names[n].key, keys->element[i]->str,
+			    names[n].len);
+			n++;
+		}
+		freeReplyObject(r);
+		if (strcmp(cursor, "0") == 0)
+			break;
+	}
+	if (n > 1) {
+		qsort(names, n, sizeof *names, name_cmp);
+		for (i = 1, j = 1; i < n; i++) {
+			if (name_cmp(&names[i], &names[j - 1]) == 0)
+				free(names[i].key);
+			else
+				names[j++] = names[i];
+		}
+		n = j;
+	}
+	rc = 0;
+out:
+	free(pat);
+	if (rc == -1) {
+		for (i = 0; i < n; i++)
+			free(names[i].key);
+		free(names);
+		names = NULL;
+		n = 0;
+	}
+	*namesp = names;
+	*np = n;
+	return rc;
+}
+
+static int
+redis_each(struct store *s, store_each_fn fn, void *arg, struct cb_err *err)
+{
+	struct store_redis	*sr = (struct store_redis *)s;
+	struct redis_name	*names = NULL;
+	redisReply		*r, *v;
+	sigset_t		 old;
+	const char		**argv;
+	size_t			*lens, n = 0, i, j, batch;
+	int			 rc = -1, stop = 0, tries;
+
+	s->down = 0;
+	sr->timedout = 0;
+	pipe_block(&old);
+	argv = xcalloc(REDIS_MGET_BATCH + 1, sizeof *argv);
+	lens = xcalloc(REDIS_MGET_BATCH + 1, sizeof *lens);
+	for (tries = 0; tries < 2; tries++) {
+		s->down = 0;
+		if (redis_connect(sr, err) == -1)
+			goto out;
+		if ((rc = redis_scan(sr, &names, &n, err)) == 0)
+			break;
+		if (sr->c != NULL || sr->timedout)
+			goto out;	/* an error reply, or no answer */
+	}
+	if (rc == -1)
+		goto out;
+	rc = -1;
+	for (i = 0; i < n && !stop; i += batch) {
+		batch = n - i < REDIS_MGET_BATCH ? n - i : REDIS_MGET_BATCH;
+		argv[0] = "MGET";
+		lens[0] = 4;
+		for (j = 0; j < batch; j++) {
+			argv[j + 1] = names[i + j].key;
+			lens[j + 1] = names[i + j].len;
+		}
+		if ((r = redis_call(sr, "cannot read breakers", (int)batch + 1,
+		    argv, lens, err)) == NULL)
+			goto out;
+		if (r->type != REDIS_REPLY_ARRAY || r->elements != batch) {
+			redis_bad_reply(sr, "cannot read breakers", r, err);
+			freeReplyObject(r);
+			goto out;
+		}
+		for (j = 0; j < batch && !stop; j++) {
+			v = r->element[j];
+			/* Gone since the SCAN, or not a string: skip it. */
+			if (v->type != REDIS_REPLY_STRING)
+				continue;
+			switch (fn(names[i + j].key + sr->prefixlen,
+			    names[i + j].len - sr->prefixlen,
+			    (const uint8_t *)v->str, v->len, arg, err)) {
+			case 0:
+				break;
+			case 1:
+				stop = 1;
+				break;
+			default:
+				freeReplyObject(r);
+				goto out;
+			}
+		}
+		freeReplyObject(r);
+	}
+	rc = 0;
+out:
+	for (i = 0; i < n; i++)
+		free(names[i].key);
+	free(names);
+	free(argv);
+	free(lens);
+	pipe_restore(&old);
+	return rc;
+}
+
+static void
+redis_close(struct store *s)
+{
+	struct store_redis	*sr = (struct store_redis *)s;
+
+	if (sr->c != NULL)
+		redisFree(sr->c);
+	if (sr->password != NULL) {
+		explicit_bzero(sr->password, strlen(sr->password));
+		free(sr->password);
+	}
+	url_free(&sr->u);
+	buf_free(&sr->key);
+	buf_free(&sr->out);
+	free(s->path);
+	free(sr);
+}
+
+struct store *
+store_redis_open(const struct store_redis_opts *opts, struct cb_err *err)
+{
+	struct store_redis	*sr;
+	sigset_t		 old;
+	int			 rc;
+
+	sr = xcalloc(1, sizeof *sr);
+	if (url_parse(opts->url, &sr->u, err) == -1) {
+		free(sr);
+		return NULL;
+	}
+	sr->s.ops = &redis_ops;
+	sr->s.path = xstrdup(opts->url);
+	if (opts->password != NULL)
+		sr->password = xstrdup(opts->password);
+	else if (sr->u.user != NULL) {
+		err_set(err, "Redis state '%s' names a user but "
+		    "CBEXEC_REDIS_PASSWORD is not set", opts->url);
+		redis_close(&sr->s);
+		return NULL;
+	}
+	sr->timeout_ms = opts->timeout_ms > 0 ? opts->timeout_ms : 250;
+	sr->tv.tv_sec = (time_t)(sr->timeout_ms / 1000);
+	sr->tv.tv_usec = (suseconds_t)(sr->timeout_ms % 1000 * 1000);
+	sr->prefixlen = strlen(opts->prefix);
+	buf_add(&sr->key, opts->prefix, sr->prefixlen);
+
+	pipe_block(&old);
+	rc = redis_connect(sr, err);
+	pipe_restore(&old);
+	if (rc == -1) {
+		redis_close(&sr->s);
+		return NULL;
+	}
+	return &sr->s;
+}
+
+#endif /* CBEXEC_REDIS */

@@ -1,0 +1,402 @@
+#!/usr/bin/env bats
+# 95-redis: the fleet store (SPEC section 9).  Every test starts its own
+# redis-server on 127.0.0.1 on a free port (no persistence, KEYS renamed
+# away so that a KEYS call would fail), stopped by its pid in teardown.
+# Two "hosts" are two local state files sharing that one Redis: `on a ...`
+# runs cbexec with the fleet URL first and $T/a.mdb as its local fallback.
+
+load helper
+
+setup() {
+	common_setup
+	# Only a WITH_REDIS=0 build skips (make deps installs hiredis).
+	if ! "$CBEXEC" -s unix:/nonexistent.sock status >/dev/null \
+	    2>"$T/probe.err" && grep -q 'built without Redis' "$T/probe.err"; then
+		skip "cbexec built without Redis support (WITH_REDIS=0)"
+	fi
+}
+
+teardown() {
+	# Stop our server quietly (no "Killed" job report), then the rest.
+	if [ -e "$T/redis.pid" ]; then
+		redis_stop 2>/dev/null || true
+	fi
+	common_teardown
+}
+
+# redis_up PORT: the server answers PING.
+redis_up() {
+	[ "$(redis-cli -h 127.0.0.1 -p "$1" ${REDIS_PASS:+--no-auth-warning -a "$REDIS_PASS"} ping 2>/dev/null)" = PONG ]
+}
+
+# redis_start [PORT]: start a private server (on PORT, else a free one) and
+# set PORT, URL and RCLI.  Extra server arguments in REDIS_ARGS (array).
+redis_start() {
+	local try port pid i
+	for ((try = 0; try < 20; try++)); do
+		port=${1:-$((20000 + RANDOM % 40000))}
+		redis-server --port "$port" --bind 127.0.0.1 --save '' \
+		    --appendonly no --rename-command KEYS '' \
+		    --unixsocket "$T/redis.sock" --unixsocketperm 700 \
+		    --dir "$T" --logfile "$T/redis.log" "${REDIS_ARGS[@]}" \
+		    3>&- &
+		pid=$!
+		echo "$pid" >"$T/redis.pid"
+		# Up, or gone (port taken): at most 10s either way.
+		for ((i = 0; i < 500; i++)); do
+			if redis_up "$port"; then
+				PORT=$port
+				URL=redis://127.0.0.1:$port/0
+				RCLI=(redis-cli -h 127.0.0.1 -p "$port")
+				[ -n "${REDIS_PASS:-}" ] &&
+				    RCLI+=(--no-auth-warning -a "$REDIS_PASS")
+				return 0
+			fi
+			alive "$pid" || break
+			sleep 0.02
+		done
+		{ kill -9 "$pid" && wait "$pid"; } 2>/dev/null || true
+		cat "$T/redis.log" >>"$T/redis-failed.log"
+		[ -z "${1:-}" ] || sleep 0.2
+	done
+	echo "redis_start: no redis-server came up" >&2
+	cat "$T/redis-failed.log" >&2
+	return 1
+}
+
+# redis_stop: stop the server and wait until it is gone.
+redis_stop() {
+	local pid
+	pid=$(cat "$T/redis.pid")
+	{ kill -9 "$pid" && wait "$pid"; } 2>/dev/null || true
+	gone "$pid"
+}
+
+# on HOST ARGS...: cbexec on HOST: the fleet first, $T/HOST.mdb locally.
+on() {
+	local host=$1
+	shift
+	CBEXEC_STATE=$T/$host.mdb "$CBEXEC" -s "$URL" "$@"
+}
+
+# fleet NAME FILTER: jq FILTER over NAME's object in the fleet's status.
+fleet() {
+	CBEXEC_STATE=$URL json "$1" "$2"
+}
+
+# local_json HOST NAME FILTER: the same over HOST's local state file.
+local_json() {
+	CBEXEC_STATE=$T/$1.mdb json "$2" "$3"
+}
+
+@test "two hosts share one breaker: failures on one open it for the other" {
+	redis_start
+	for i in 1 2 3 4 5; do
+		run -1 on a run api -- false
+	done
+	run -75 on b run api -- true
+	assert_output "cbexec: api: circuit open, retry in 1m (5 consecutive failures)"
+	[ "$(fleet api '.state + " " + (.calls|tostring) + " " + (.rejected|tostring)')" = "open 5 1" ]
+	# Nothing went to the local state files.
+	[ ! -e "$T/a.mdb" ] && [ ! -e "$T/b.mdb" ]
+	run -0 "${RCLI[@]}" TYPE cbexec:api
+	assert_output string
+}
+
+@test "a manual reset on one host closes the breaker for every host" {
+	redis_start
+	run -0 on a trip api --for 10m --reason "deploy"
+	run -75 on b run api -- true
+	run -0 on b reset api
+	run -0 on a run api -- true
+	[ "$(fleet api .state)" = closed ]
+}
+
+@test "8 concurrent writers x 100 runs give exact totals across hosts" {
+	redis_start
+	writer() {
+		local host=$1 cmd=$2 want=$3 i rc
+		for ((i = 0; i < 100; i++)); do
+			rc=0
+			on "$host" run hot -o trip.failures=1000 -- "$cmd" || rc=$?
+			if [ "$rc" -ne "$want" ]; then
+				echo "run $i on $host exited $rc, not $want"
+				return 1
+			fi
+		done
+	}
+	for w in 1 2 3 4 5 6 7 8; do
+		if ((w % 2)); then host=a; else host=b; fi
+		if ((w <= 4)); then
+			bg "$w" writer "$host" true 0
+		else
+			bg "$w" writer "$host" false 1
+		fi
+	done
+	WAIT_S=600 bg_wait 1 2 3 4 5 6 7 8
+	for w in 1 2 3 4 5 6 7 8; do
+		[ "$(bg_rc "$w")" = 0 ] || { cat "$T/out.$w" "$T/err.$w"; false; }
+	done
+	[ "$(fleet hot '[.calls, .successes, .failures, .stale, .rejected] | map(tostring) | join(" ")')" = "800 400 400 0 0" ]
+	[ "$(fleet hot .state)" = closed ]
+}
+
+@test "only one of several concurrent probes across hosts runs" {
+	redis_start
+	run -0 on a trip api --for 1s
+	WAIT_S=10 wait_for on b check api
+	for id in 1 2 3 4 5 6; do
+		if ((id % 2)); then host=a; else host=b; fi
+		bg "$id" on "$host" run api -- sh -c \
+		    'echo x >>"$0/started"; while [ ! -e "$0/release" ]; do sleep 0.02; done' "$T"
+	done
+	# Five are refused at once; the one admitted waits for release.
+	refused() {
+		local id n=0
+		for id in 1 2 3 4 5 6; do
+			[ -e "$T/rc.$id" ] && [ "$(cat "$T/rc.$id")" = 75 ] &&
+			    n=$((n + 1))
+		done
+		[ "$n" -eq 5 ]
+	}
+	WAIT_S=30 wait_for refused
+	[ "$(wc -l <"$T/started")" -eq 1 ]
+	grep -h "half-open, 1 of 1 probes running" "$T"/err.* >/dev/null
+	touch "$T/release"
+	WAIT_S=30 bg_wait 1 2 3 4 5 6
+	[ "$(cat "$T"/rc.* | sort | tr '\n' ' ')" = "0 75 75 75 75 75 " ]
+	[ "$(fleet api .state)" = closed ]
+}
+
+@test "a probe's lease expiring frees its slot for other hosts" {
+	redis_start
+	run -0 on a trip api --for 1s
+	WAIT_S=10 wait_for on a check api
+	bg 1 on a run api -o probe_lease=1s -- sh -c \
+	    'while [ ! -e "$0/release" ]; do sleep 0.02; done' "$T"
+	WAIT_S=10 wait_for eval '[ "$(fleet api ".probes | length")" = 1 ]'
+	sleep 1.2
+	# Host b finds the lease passed: a failed probe, the breaker re-opens.
+	run -75 on b run api -- true
+	[ "$(fleet api .state)" = open ]
+	[ "$(fleet api .reason)" = "probe lease expired" ]
+	touch "$T/release"
+	bg_wait 1
+	# The late holder's outcome is stale: counted, nothing more.
+	[ "$(bg_rc 1)" = 0 ]
+	[ "$(fleet api '.stale')" = 1 ]
+	[ "$(fleet api .state)" = open ]
+}
+
+@test "a probe holder that died on this host is reclaimed through the fleet" {
+	redis_start
+	run -0 on a trip api --for 1s
+	WAIT_S=10 wait_for on a check api
+	# The command outlives cbexec and ends when teardown releases it.
+	CBEXEC_STATE=$T/a.mdb "$CBEXEC" -s "$URL" run api -- sh -c \
+	    'while [ ! -e "$0/release" ]; do sleep 0.02; done' "$T" 3>&- &
+	pid=$!
+	echo "$pid" >"$T/holder.pid"
+	WAIT_S=10 wait_for eval '[ "$(fleet api ".probes | length")" = 1 ]'
+	kill -9 "$pid"
+	wait "$pid" 2>/dev/null || true
+	run -75 on b run api -- true
+	[ "$(fleet api .reason)" = "probe slot lost: holder pid $pid died" ]
+}
+
+@test "Redis not answering: local fallback, one warning, exit codes kept; then fleet state again" {
+	redis_start
+	run -0 on a trip api --for 10m
+	run -75 on a run api -- true
+	kill -STOP "$(cat "$T/redis.pid")"
+	run -3 --separate-stderr on a run api -- sh -c 'exit 3'
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	assert_equal "${stderr_lines[0]}" "cbexec: warning: cannot update breaker 'api' in state '$URL': no answer within 250ms; using the local breaker"
+	run -0 --separate-stderr on b run api -- true
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	# Each host counted its run in its own local breaker.
+	[ "$(local_json a api '(.calls|tostring) + " " + .state')" = "1 closed" ]
+	[ "$(local_json b api '(.calls|tostring) + " " + .state')" = "1 closed" ]
+	kill -CONT "$(cat "$T/redis.pid")"
+	run -75 on a run api -- true
+	assert_output --partial "circuit open"
+	[ "$(local_json a api .calls)" = 1 ]
+}
+
+@test "Redis stopped mid-outage: runs fall back, and a restarted Redis is used again" {
+	redis_start
+	for i in 1 2 3 4 5; do
+		run -1 on a run api -- false
+	done
+	run -75 on b run api -- true
+	redis_stop
+	for code in 7 0 7; do
+		run "-$code" --separate-stderr on b run api -- sh -c "exit $code"
+		[ "${#stderr_lines[@]}" -eq 1 ]
+		assert_equal "${stderr_lines[0]}" "cbexec: warning: cannot connect to Redis in state '$URL': Connection refused; using the local breaker"
+	done
+	[ "$(local_json b api '[.calls, .failures] | map(tostring) | join(" ")')" = "3 2" ]
+	# The same server back (empty: no persistence): the fleet decides again.
+	redis_start "$PORT"
+	run -0 --separate-stderr on a run api -- true
+	[ "${#stderr_lines[@]}" -eq 0 ]
+	for i in 1 2 3 4 5; do
+		run -1 on b run api -- false
+	done
+	run -75 on a run api -- true
+	[ "$(fleet api .calls)" = 6 ]
+	[ "$(local_json b api .calls)" = 3 ]
+}
+
+@test "Redis dying while the command runs loses no exit code" {
+	redis_start
+	bg 1 on a run api -- sh -c \
+	    'while [ ! -e "$0/go" ]; do sleep 0.02; done; exit 5' "$T"
+	WAIT_S=10 wait_for eval '[ "$(fleet api .last_used_at)" != null ]'
+	redis_stop
+	touch "$T/go"
+	bg_wait 1
+	[ "$(bg_rc 1)" = 5 ]
+	grep -q "outcome of 'sh' not recorded" "$T/err.1"
+	[ "$(wc -l <"$T/err.1")" -eq 1 ]
+}
+
+@test "fallback = none follows on_store_error" {
+	redis_start
+	redis_stop
+	config 'fallback = "none";' 'on_store_error = "closed";'
+	run -125 on a run api -- true
+	assert_output "cbexec: cannot connect to Redis in state '$URL': Connection refused; refusing to run 'true' (on_store_error = closed)"
+	config 'fallback = "none";'
+	run -4 on a run api -- sh -c 'exit 4'
+	assert_output "cbexec: warning: cannot connect to Redis in state '$URL': Connection refused; running 'sh' unguarded"
+	[ ! -e "$T/a.mdb" ]
+}
+
+@test "status, reset, trip, forget and check work against Redis" {
+	redis_start
+	export CBEXEC_STATE=$URL
+	run -1 cb status api
+	assert_output "cbexec: no such breaker 'api'"
+	run -0 cb trip api db-1 --for 5m --reason "maintenance"
+	run -75 cb check api
+	run -0 cb status --names
+	assert_output $'api\ndb-1'
+	[ "$(json api '.state + " " + .reason')" = "open manual trip by $(id -un): maintenance" ]
+	run -0 cb status
+	assert_line --regexp '^api +open '
+	run -0 cb status api
+	assert_line --partial "api - open (epoch 1)"
+	run -0 cb reset api
+	run -0 cb check api
+	[ "$(json api .state)" = closed ]
+	run -0 cb forget api
+	run -0 "${RCLI[@]}" EXISTS cbexec:api
+	assert_output 0
+	run -1 cb forget api
+	assert_output "cbexec: no such breaker 'api'"
+	run -0 cb status --names
+	assert_output db-1
+}
+
+@test "status walks every breaker with SCAN (KEYS is disabled) under its prefix only" {
+	redis_start
+	run -0 on a run seed -- true
+	run -0 "${RCLI[@]}" EVAL "for i = 1, 1200 do redis.call('SET', 'cbexec:n' .. i, redis.call('GET', KEYS[1])) end return 1" 1 cbexec:seed
+	run -0 "${RCLI[@]}" SET other:x junk
+	run -0 "${RCLI[@]}" HSET cbexec:hash a b
+	CBEXEC_STATE=$URL "$CBEXEC" status --names >"$T/names"
+	[ "$(wc -l <"$T/names")" -eq 1201 ]
+	sort -c "$T/names"
+	! grep -qx -e x -e hash "$T/names"
+}
+
+@test "redis_prefix keeps teams apart on one server" {
+	redis_start
+	config 'redis_prefix = "team-a:";'
+	run -1 on a run api -- false
+	run -0 "${RCLI[@]}" EXISTS team-a:api cbexec:api
+	assert_output 1
+	run -0 "${RCLI[@]}" EXISTS team-a:api
+	assert_output 1
+	config ''
+	run -0 on a status --names
+	assert_output ''
+	config 'redis_prefix = "team-a:";'
+	run -0 on a status --names
+	assert_output api
+}
+
+@test "the password comes from CBEXEC_REDIS_PASSWORD and is never printed" {
+	REDIS_ARGS=(--requirepass 's3cret-pw')
+	REDIS_PASS=s3cret-pw redis_start
+	export CBEXEC_STATE=$URL
+	run -1 cb status
+	assert_output --partial "NOAUTH"
+	CBEXEC_REDIS_PASSWORD=wrong-pw run -1 cb status
+	assert_output --partial "Redis refused AUTH"
+	refute_output --partial "wrong-pw"
+	CBEXEC_REDIS_PASSWORD=s3cret-pw run -0 cb trip api
+	CBEXEC_REDIS_PASSWORD=s3cret-pw run -0 cb status --names
+	assert_output api
+	# An ACL user: AUTH user password.
+	run -0 redis-cli -h 127.0.0.1 -p "$PORT" --no-auth-warning -a s3cret-pw \
+	    ACL SETUSER alice on '>alice-pw' '~cbexec:*' '+@all'
+	CBEXEC_REDIS_PASSWORD=alice-pw run -0 cb -s "redis://alice@127.0.0.1:$PORT/0" status --names
+	assert_output api
+	run -1 cb -s "redis://alice@127.0.0.1:$PORT/0" status
+	assert_output --partial "names a user but CBEXEC_REDIS_PASSWORD is not set"
+	run -1 cb -s "redis://alice:alice-pw@127.0.0.1:$PORT/0" status
+	assert_output "cbexec: invalid Redis URL: a password in the URL is not accepted (set CBEXEC_REDIS_PASSWORD)"
+	refute_output --partial alice-pw
+}
+
+@test "unix: socket URLs and database numbers" {
+	redis_start
+	run -0 cb -s "unix:$T/redis.sock?db=2" trip api
+	run -0 redis-cli -s "$T/redis.sock" -n 2 EXISTS cbexec:api
+	assert_output 1
+	run -0 redis-cli -s "$T/redis.sock" -n 0 EXISTS cbexec:api
+	assert_output 0
+	run -0 cb -s "redis://127.0.0.1:$PORT/2" status --names
+	assert_output api
+	config "state = \"$URL\";"
+	CBEXEC_STATE='' run -0 cb status --names
+	assert_output ''
+	run -1 cb -s "redis://127.0.0.1:$PORT/x" status
+	assert_output --partial "invalid Redis URL"
+	run -1 cb -s "unix:relative.sock" status
+	assert_output --partial "absolute socket path"
+}
+
+@test "the command inherits no connection to Redis" {
+	redis_start
+	run -0 on a run api -- sh -c 'for f in /proc/$$/fd/*; do readlink "$f"; done; true'
+	refute_output --partial "socket:"
+}
+
+@test "store_timeout, fallback and redis_prefix are checked in the config" {
+	config 'store_timeout = "0";'
+	run -1 cb status
+	assert_output --partial "cbexec.conf:1: store_timeout: must be a duration from 1ms to 60s"
+	config 'store_timeout = 90;'
+	run -1 cb status
+	assert_output --partial "store_timeout: must be a duration from 1ms to 60s, not 90"
+	config 'fallback = "maybe";'
+	run -1 cb status
+	assert_output --partial "fallback: must be one of local, none, not 'maybe'"
+	config 'redis_prefix = "a b";'
+	run -1 cb status
+	assert_output --partial "redis_prefix: must be 1 to 64 printable bytes"
+	config 'store_timeout = "100ms";' 'fallback = "local";' 'redis_prefix = "x:";'
+	run -0 cb status
+}
+
+@test "store_timeout bounds the wait for a Redis that does not answer" {
+	redis_start
+	config 'store_timeout = "50ms";'
+	kill -STOP "$(cat "$T/redis.pid")"
+	run -0 on a run api -- true
+	assert_output --partial "no answer within 50ms; using the local breaker"
+	kill -CONT "$(cat "$T/redis.pid")"
+}

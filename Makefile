@@ -74,7 +74,8 @@ $(B):
 # Debian packages for building and testing; `make deps` installs the
 # missing ones.
 DEBS	= gcc make libc6-dev pkg-config liblmdb-dev libconfig-dev lmdb-utils \
-	  bats bats-assert bats-support faketime mandoc shellcheck jq procps
+	  bats bats-assert bats-support faketime mandoc shellcheck jq procps \
+	  hyperfine time
 SUDO	= $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 deps:
@@ -117,7 +118,7 @@ check-one: $(B)/cbexec $(B)/unit lint
 
 lint:
 	mandoc -T lint -W warning man/cbexec.1 man/cbexec.conf.5
-	shellcheck -s bash tests/helper.bash .ci/run
+	shellcheck -s bash tests/helper.bash .ci/run bench/run.sh
 
 install: $(B)/cbexec
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
@@ -132,5 +133,18 @@ uninstall:
 
 clean:
 	rm -rf build build-san cbexec
+
+# Figures next to the floor (bench/floor.c); see bench/run.sh.
+BENCHFLAGS = -Isrc $(filter-out -fsanitize=%,$(CFLAGS))
+
+$(B)/bench-floor: bench/floor.c | $(B)
+	$(CC) $(BENCHFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
+
+$(B)/bench-gen: bench/gen.c $(B)/store-lmdb.o $(B)/record.o $(B)/util.o
+	$(CC) $(BENCHFLAGS) $(LDFLAGS) -o $@ $< $(B)/store-lmdb.o \
+	    $(B)/record.o $(B)/util.o $(LDLIBS)
+
+bench: $(B)/cbexec $(B)/bench-floor $(B)/bench-gen
+	bench/run.sh $(B)/cbexec $(B)/bench-floor $(B)/bench-gen
 
 .PHONY: all deps check check-one lint install uninstall bench clean

@@ -2,7 +2,8 @@
  * cmd-run.c: `cbexec run NAME [options] [--] COMMAND [ARG...]`, the reason
  * cbexec exists.  One store update admits the call (or refuses it), the
  * command runs with no transaction open, and a second update records its
- * outcome.  When the state file cannot be used, on_store_error decides
+ * outcome.  Admission peeks first (store_update_peek): a closed breaker
+ * admits without a write, so it need not queue for the writer lock.  When the state file cannot be used, on_store_error decides
  * between running unguarded and refusing.
  */
 #include <getopt.h>
@@ -316,7 +317,7 @@ cmd_run_exec(struct cb_ctx *ctx, int argc, char **argv)
 		st.lease_ms = p.probe_lease_ms;
 
 	if ((store = cmd_store(ctx, 0, NULL, &err)) == NULL ||
-	    store_update(store, name, admit_cb, &st, &err) == -1) {
+	    store_update_peek(store, name, admit_cb, &st, &err) == -1) {
 		if (ctx->cfg.on_store_error == STORE_ERROR_CLOSED) {
 			cmd_warnx("%s; refusing to run '%s' "
 			    "(on_store_error = closed)", err.msg, argv[0]);

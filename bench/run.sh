@@ -50,9 +50,13 @@ for m in full meta none; do
 	printf 'sync = "%s";\n' "$m" >"$D/sync-$m.conf"
 done
 
-# hyperfine's JSON -> "name median_seconds" lines.
+# hyperfine's JSON files -> "name median_seconds" lines, the runs of every
+# round pooled per command.
 medians() {
-	jq -r '.results[] | "\(.command) \(.median)"' "$1"
+	jq -rs 'map(.results[]) | group_by(.command)[] |
+	    (map(.times) | add | sort) as $t | ($t | length) as $n |
+	    "\(.[0].command) \(if $n % 2 == 1 then $t[($n - 1) / 2]
+	    else ($t[$n / 2 - 1] + $t[$n / 2]) / 2 end)"' "$@"
 }
 # Median of the numbers on stdin.
 median() {
@@ -89,10 +93,17 @@ expect 0 "$FLOOR" "$F" b /bin/true
 expect 0 "$FLOOR" -n "$F" b
 
 # -------------------------------------------------------------------------
-echo "== latency: $RUNS runs each after $WARMUP warm-up runs (hyperfine -N)"
+# Other load on the machine comes and goes, and hyperfine runs one command
+# after the other: in ROUNDS rounds of RUNS/ROUNDS runs each, every command
+# sees the same mix of quiet and busy moments.  Medians over all runs.
+ROUNDS=${BENCH_ROUNDS:-5}
+PER=$(((RUNS + ROUNDS - 1) / ROUNDS))
+echo "== latency: $ROUNDS rounds of $PER runs each after $WARMUP warm-up" \
+    "runs (hyperfine -N)"
+for ((r = 1; r <= ROUNDS; r++)); do
 # A refused call exits 75, hence -i; every exit status was checked above.
-hyperfine -N -i --style basic --warmup "$WARMUP" --runs "$RUNS" \
-    --export-json "$D/lat.json" \
+hyperfine -N -i --style none --warmup "$WARMUP" --runs "$PER" \
+    --export-json "$D/lat-$r.json" \
     -n true		"/bin/true" \
     -n timeout		"timeout 60 /bin/true" \
     -n floor		"$FLOOR $F b /bin/true" \
@@ -105,11 +116,12 @@ hyperfine -N -i --style basic --warmup "$WARMUP" --runs "$RUNS" \
     -n floor_full	"$FLOOR -S full $D/floor-full.mdb b /bin/true" \
     -n floor_meta	"$FLOOR -S meta $D/floor-meta.mdb b /bin/true" \
     -n floor_none	"$FLOOR -S none $D/floor-none.mdb b /bin/true" \
-    >"$D/lat.txt"
+    >"$D/lat-$r.txt"
+done
 declare -A M
 while read -r n v; do
 	M[$n]=$v
-done < <(medians "$D/lat.json")
+done < <(medians "$D"/lat-*.json)
 
 # -------------------------------------------------------------------------
 echo "== contention: 8 workers x 250 runs on one breaker, median of 3"
@@ -167,26 +179,31 @@ awk -v a="$t0" -v b="$t1" -v n="$SCALE_N" -v s="$BYTES" 'BEGIN {
     n, b - a, s, s / n }'
 old=bench-0000005
 expect 0 "$CB" -c "$D/max-big.conf" -s "$S1" run "$old" -- /bin/true
-hyperfine -N --style basic --warmup "$WARMUP" --runs "$RUNS" \
-    --export-json "$D/scale.json" \
+for ((r = 1; r <= ROUNDS; r++)); do
+hyperfine -N --style none --warmup "$WARMUP" --runs "$PER" \
+    --export-json "$D/scale-$r.json" \
     -n scale_10		"$CB -c $D/max-10.conf -s $S10 run $old -- /bin/true" \
     -n scale_big	"$CB -c $D/max-big.conf -s $S1 run $old -- /bin/true" \
-    >"$D/scale.txt"
+    >"$D/scale-$r.txt"
+done
 while read -r n v; do
 	M[$n]=$v
-done < <(medians "$D/scale.json")
-# A new name every run: one single-run benchmark per name.
-names=$(seq -s, 1 "$RUNS")
+done < <(medians "$D"/scale-*.json)
+# A new name every run: one single-run benchmark per name, in rounds.
+for ((r = 1; r <= ROUNDS; r++)); do
+	names=$(seq -s, $(((r - 1) * PER + 1)) $((r * PER)))
+	for f in 10 big; do
+		hyperfine -N --style none --runs 1 \
+		    --export-json "$D/new-$f-$r.json" -L n "$names" \
+		    "$CB -c $D/max-$f.conf -s $D/scale-$f.mdb run new-{n} -- /bin/true" \
+		    >/dev/null
+	done
+done
 for f in 10 big; do
-	st=$D/scale-$f.mdb
-	hyperfine -N --style none --runs 1 --export-json "$D/new-$f.json" \
-	    -L n "$names" \
-	    "$CB -c $D/max-$f.conf -s $st run new-{n} -- /bin/true" \
-	    >/dev/null
-	M[new_$f]=$(jq -r '.results[].median' "$D/new-$f.json" | median)
+	M[new_$f]=$(jq -r '.results[].times[]' "$D"/new-$f-*.json | median)
 done
 SRUNS=${BENCH_STATUS_RUNS:-5}
-hyperfine -N --style basic --warmup 1 --runs "$SRUNS" \
+hyperfine -N --style none --warmup 1 --runs "$SRUNS" \
     --export-json "$D/status.json" \
     -n status_json	"$CB -s $S1 status --json" \
     -n mdb_dump		"mdb_dump -n -a $S1" \
@@ -209,7 +226,7 @@ RSS_FL=$(rss "$FLOOR" "$F" b /bin/true)
 
 # -------------------------------------------------------------------------
 echo
-echo "median wall time, ms ($RUNS runs each; ratio against its floor)"
+echo "median wall time, ms ($((PER * ROUNDS)) runs each; ratio against its floor)"
 row() {	# row LABEL NAME [BASE]
 	if [ $# -eq 3 ]; then
 		printf '  %-44s %8s   %s\n' "$1" "$(ms "${M[$2]}")" \

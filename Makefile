@@ -150,10 +150,10 @@ clean:
 # Figures next to the floor (bench/floor.c); see bench/run.sh.
 BENCHFLAGS = -Isrc $(filter-out -fsanitize=%,$(CFLAGS))
 
-$(B)/bench-floor: bench/floor.c | $(B)
+$(B)/bench-floor: bench/floor.c Makefile | $(B)
 	$(CC) $(BENCHFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
 
-$(B)/bench-gen: bench/gen.c $(B)/store-lmdb.o $(B)/record.o $(B)/util.o
+$(B)/bench-gen: bench/gen.c Makefile $(B)/store-lmdb.o $(B)/record.o $(B)/util.o
 	$(CC) $(BENCHFLAGS) $(LDFLAGS) -o $@ $< $(B)/store-lmdb.o \
 	    $(B)/record.o $(B)/util.o $(LDLIBS)
 

@@ -127,9 +127,11 @@ retry_in(const struct cb_record *r, int64_t now, char *buf, size_t len)
  * byte for byte what the printf version wrote.
  */
 struct jbuf {
-	char	b[8192];
+	char	b[65536];
 	size_t	n;
 };
+
+static struct jbuf	jb;	/* flushed after the walk */
 
 static void
 jb_flush(struct jbuf *j)
@@ -140,7 +142,7 @@ jb_flush(struct jbuf *j)
 }
 
 static void
-jb_add(struct jbuf *j, const char *s, size_t len)
+jb_add_slow(struct jbuf *j, const char *s, size_t len)
 {
 	size_t	k;
 
@@ -156,6 +158,20 @@ jb_add(struct jbuf *j, const char *s, size_t len)
 		len -= k;
 	}
 }
+
+static inline void
+jb_add(struct jbuf *j, const char *s, size_t len)
+{
+	if (len > sizeof j->b - j->n) {
+		jb_add_slow(j, s, len);
+		return;
+	}
+	memcpy(j->b + j->n, s, len);
+	j->n += len;
+}
+
+/* A string literal: its length known at compile time. */
+#define JB_LIT(j, lit)	jb_add((j), "" lit, sizeof(lit) - 1)
 
 static void
 jb_str(struct jbuf *j, const char *s)
@@ -194,49 +210,73 @@ put2(char *p, int v)
 
 /*
  * rfc3339(ms, 1, ...) into the buffer, UTC by arithmetic (H. Hinnant's
- * days-to-civil), skipping gmtime_r's time zone lock and lookup.
+ * days-to-civil), skipping gmtime_r's time zone lock and lookup.  Dates
+ * are remembered in a small table by day, as a store's times cluster on
+ * few days.
  */
+#define JB_DAYS	64
+
 static void
 jb_time(struct jbuf *j, int64_t ms)
 {
-	char		d[48];
-	int64_t		days, z, era, doe, yoe, doy, mp, y, m, dd, sod;
-	int		frac;
+	static struct {
+		int64_t	day;		/* -1: empty */
+		char	date[11];	/* "YYYY-MM-DDT" */
+		int	big;		/* year > 9999 */
+	}		 cache[JB_DAYS];
+	static int	 init;
+	char		 d[48], *date;
+	int64_t		 day, z, era, doe, yoe, doy, mp, y, m, dd;
+	int		 sod, frac, k;
 
 	if (ms <= 0) {
-		jb_add(j, "null", 4);
+		JB_LIT(j, "null");
 		return;
 	}
-	days = ms / 86400000;
-	sod = ms % 86400000 / 1000;
-	frac = (int)(ms % 1000);
-	z = days + 719468;
-	era = z / 146097;
-	doe = z - era * 146097;
-	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	mp = (5 * doy + 2) / 153;
-	dd = doy - (153 * mp + 2) / 5 + 1;
-	m = mp < 10 ? mp + 3 : mp - 9;
-	y = yoe + era * 400 + (m <= 2);
-	if (y > 9999) {
+	if (!init) {
+		for (k = 0; k < JB_DAYS; k++)
+			cache[k].day = -1;
+		init = 1;
+	}
+	day = ms / 86400000;
+	k = (int)(day % JB_DAYS);
+	date = cache[k].date;
+	if (cache[k].day != day) {
+		cache[k].day = day;
+		z = day + 719468;
+		era = z / 146097;
+		doe = z - era * 146097;
+		yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+		doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+		mp = (5 * doy + 2) / 153;
+		dd = doy - (153 * mp + 2) / 5 + 1;
+		m = mp < 10 ? mp + 3 : mp - 9;
+		y = yoe + era * 400 + (m <= 2);
+		cache[k].big = y > 9999;
+		if (!cache[k].big) {
+			put2(date, (int)(y / 100));
+			put2(date + 2, (int)(y % 100));
+			date[4] = '-';
+			put2(date + 5, (int)m);
+			date[7] = '-';
+			put2(date + 8, (int)dd);
+			date[10] = 'T';
+		}
+	}
+	if (cache[k].big) {
 		rfc3339(ms, 1, d, sizeof d);	/* what printf made of it */
 		jb_str(j, d);
 		return;
 	}
+	sod = (int)(ms % 86400000 / 1000);
+	frac = (int)(ms % 1000);
 	d[0] = '"';
-	put2(d + 1, (int)(y / 100));
-	put2(d + 3, (int)(y % 100));
-	d[5] = '-';
-	put2(d + 6, (int)m);
-	d[8] = '-';
-	put2(d + 9, (int)dd);
-	d[11] = 'T';
-	put2(d + 12, (int)(sod / 3600));
+	memcpy(d + 1, date, 11);
+	put2(d + 12, sod / 3600);
 	d[14] = ':';
-	put2(d + 15, (int)(sod / 60 % 60));
+	put2(d + 15, sod / 60 % 60);
 	d[17] = ':';
-	put2(d + 18, (int)(sod % 60));
+	put2(d + 18, sod % 60);
 	d[20] = '.';
 	d[21] = (char)('0' + frac / 100);
 	put2(d + 22, frac % 100);
@@ -282,86 +322,84 @@ jb_json_string(struct jbuf *j, const char *s, size_t len)
 static void
 print_json(struct status_walk *w, const char *name, size_t namelen)
 {
-	static struct jbuf	 jb;
 	struct jbuf		*j = &jb;
 	const struct cb_record	*r = &w->rec;
 	size_t			 i;
 
 	jb_str(j, w->n == 0 ? "[\n  {\"name\": " : ",\n  {\"name\": ");
 	jb_json_string(j, name, namelen);
-	jb_str(j, ", \"state\": \"");
+	JB_LIT(j, ", \"state\": \"");
 	jb_str(j, record_state_name(r->state));
-	jb_str(j, "\", \"epoch\": ");
+	JB_LIT(j, "\", \"epoch\": ");
 	jb_u64(j, r->epoch);
-	jb_str(j, ", \"consecutive_failures\": ");
+	JB_LIT(j, ", \"consecutive_failures\": ");
 	jb_u64(j, r->consecutive_failures);
-	jb_str(j, ", \"half_open_successes\": ");
+	JB_LIT(j, ", \"half_open_successes\": ");
 	jb_u64(j, r->half_open_successes);
-	jb_str(j, ", \"calls\": ");
+	JB_LIT(j, ", \"calls\": ");
 	jb_u64(j, r->calls);
-	jb_str(j, ", \"successes\": ");
+	JB_LIT(j, ", \"successes\": ");
 	jb_u64(j, r->successes);
-	jb_str(j, ", \"failures\": ");
+	JB_LIT(j, ", \"failures\": ");
 	jb_u64(j, r->failures);
-	jb_str(j, ", \"timeouts\": ");
+	JB_LIT(j, ", \"timeouts\": ");
 	jb_u64(j, r->timeouts);
-	jb_str(j, ", \"ignored\": ");
+	JB_LIT(j, ", \"ignored\": ");
 	jb_u64(j, r->ignored);
-	jb_str(j, ", \"interrupted\": ");
+	JB_LIT(j, ", \"interrupted\": ");
 	jb_u64(j, r->interrupted);
-	jb_str(j, ", \"stale\": ");
+	JB_LIT(j, ", \"stale\": ");
 	jb_u64(j, r->stale);
-	jb_str(j, ", \"rejected\": ");
+	JB_LIT(j, ", \"rejected\": ");
 	jb_u64(j, r->rejected);
-	jb_str(j, ", \"transitions\": {\"closed\": ");
+	JB_LIT(j, ", \"transitions\": {\"closed\": ");
 	jb_u64(j, r->transitions[STATE_CLOSED]);
-	jb_str(j, ", \"open\": ");
+	JB_LIT(j, ", \"open\": ");
 	jb_u64(j, r->transitions[STATE_OPEN]);
-	jb_str(j, ", \"half-open\": ");
+	JB_LIT(j, ", \"half-open\": ");
 	jb_u64(j, r->transitions[STATE_HALF_OPEN]);
-	jb_str(j, "}, \"created_at\": ");
+	JB_LIT(j, "}, \"created_at\": ");
 	jb_time(j, r->created_at_ms);
-	jb_str(j, ", \"changed_at\": ");
+	JB_LIT(j, ", \"changed_at\": ");
 	jb_time(j, r->changed_at_ms);
-	jb_str(j, ", \"opened_at\": ");
+	JB_LIT(j, ", \"opened_at\": ");
 	jb_time(j, r->opened_at_ms);
-	jb_str(j, ", \"open_until\": ");
+	JB_LIT(j, ", \"open_until\": ");
 	jb_time(j, r->state == STATE_OPEN ? r->open_until_ms : 0);
-	jb_str(j, ", \"last_run_at\": ");
+	JB_LIT(j, ", \"last_run_at\": ");
 	jb_time(j, r->last_run_at_ms);
-	jb_str(j, ", \"last_used_at\": ");
+	JB_LIT(j, ", \"last_used_at\": ");
 	jb_time(j, r->last_used_ms);
-	jb_str(j, ", \"last_exit\": ");
+	JB_LIT(j, ", \"last_exit\": ");
 	if (r->last_exit >= 0)
 		jb_i64(j, r->last_exit);
 	else
-		jb_str(j, "null");
-	jb_str(j, ", \"last_duration_ms\": ");
+		JB_LIT(j, "null");
+	JB_LIT(j, ", \"last_duration_ms\": ");
 	if (r->last_duration_ms >= 0)
 		jb_i64(j, r->last_duration_ms);
 	else
-		jb_str(j, "null");
-	jb_str(j, ", \"cooldown_ms\": ");
+		JB_LIT(j, "null");
+	JB_LIT(j, ", \"cooldown_ms\": ");
 	jb_i64(j, r->cooldown_ms);
-	jb_str(j, ", \"reason\": ");
+	JB_LIT(j, ", \"reason\": ");
 	if (r->reason[0] != '\0')
 		jb_json_string(j, r->reason, strlen(r->reason));
 	else
-		jb_str(j, "null");
-	jb_str(j, ", \"probes\": [");
+		JB_LIT(j, "null");
+	JB_LIT(j, ", \"probes\": [");
 	for (i = 0; i < r->nslots; i++) {
 		jb_str(j, i ? ", {\"pid\": " : "{\"pid\": ");
 		jb_i64(j, r->slots[i].pid);
-		jb_str(j, ", \"lease_until\": ");
+		JB_LIT(j, ", \"lease_until\": ");
 		jb_time(j, r->slots[i].lease_until_ms);
-		jb_str(j, "}");
+		JB_LIT(j, "}");
 	}
-	jb_str(j, "], \"window_calls\": ");
+	JB_LIT(j, "], \"window_calls\": ");
 	jb_u64(j, r->wlen);
-	jb_str(j, ", \"failure_times\": ");
+	JB_LIT(j, ", \"failure_times\": ");
 	jb_u64(j, r->nfailtimes);
-	jb_str(j, "}");
-	jb_flush(j);
+	JB_LIT(j, "}");
 }
 
 static int
@@ -614,10 +652,12 @@ cmd_status_exec(struct cb_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	if (store != NULL && store_each(store, walk_cb, &w, &err) == -1) {
+		jb_flush(&jb);
 		cmd_warnx("%s", err.msg);
 		status = EXIT_FAIL;
 		goto out;
 	}
+	jb_flush(&jb);
 	if (w.fmt == FMT_JSON)
 		printf("%s\n", w.n == 0 ? "[]" : "\n]");
 	else if (w.fmt == FMT_TABLE && w.nrows > 0)

@@ -177,13 +177,28 @@ BPB=$(awk -v b="$BYTES" -v n="$SCALE_N" 'BEGIN { printf "%.0f", b / n }')
 awk -v a="$t0" -v b="$t1" -v n="$SCALE_N" -v s="$BYTES" 'BEGIN {
     printf "generated %d breakers in %.1fs: %d bytes, %.0f bytes a breaker\n",
     n, b - a, s, s / n }'
+# status first: the floor below writes a record that is not cbexec's.
+SRUNS=${BENCH_STATUS_RUNS:-5}
+hyperfine -N --style none --warmup 1 --runs "$SRUNS" \
+    --export-json "$D/status.json" \
+    -n status_json	"$CB -s $S1 status --json" \
+    -n mdb_dump		"mdb_dump -n -a $S1" \
+    >"$D/status.txt"
+while read -r n v; do
+	M[$n]=$v
+done < <(medians "$D/status.json")
+# The floor on the same two files shows what the tree's depth costs any
+# LMDB breaker (a commit rewrites the path from the root to the leaf).
 old=bench-0000005
+fold=bench-0000007
 expect 0 "$CB" -c "$D/max-big.conf" -s "$S1" run "$old" -- /bin/true
 for ((r = 1; r <= ROUNDS; r++)); do
 hyperfine -N --style none --warmup "$WARMUP" --runs "$PER" \
     --export-json "$D/scale-$r.json" \
     -n scale_10		"$CB -c $D/max-10.conf -s $S10 run $old -- /bin/true" \
     -n scale_big	"$CB -c $D/max-big.conf -s $S1 run $old -- /bin/true" \
+    -n floor_10		"$FLOOR $S10 $fold /bin/true" \
+    -n floor_big	"$FLOOR $S1 $fold /bin/true" \
     >"$D/scale-$r.txt"
 done
 while read -r n v; do
@@ -202,15 +217,6 @@ done
 for f in 10 big; do
 	M[new_$f]=$(jq -r '.results[].times[]' "$D"/new-$f-*.json | median)
 done
-SRUNS=${BENCH_STATUS_RUNS:-5}
-hyperfine -N --style none --warmup 1 --runs "$SRUNS" \
-    --export-json "$D/status.json" \
-    -n status_json	"$CB -s $S1 status --json" \
-    -n mdb_dump		"mdb_dump -n -a $S1" \
-    >"$D/status.txt"
-while read -r n v; do
-	M[$n]=$v
-done < <(medians "$D/status.json")
 
 # -------------------------------------------------------------------------
 echo "== memory: peak RSS (kB), median of 21"
@@ -249,6 +255,8 @@ for m in full meta none; do
 done
 row "run, existing name, 10 breakers" scale_10
 row "run, existing name, $SCALE_N breakers" scale_big scale_10
+row "floor, existing name, 10 breakers" floor_10
+row "floor, existing name, $SCALE_N breakers" floor_big floor_10
 row "run, new name, 10 breakers (max_breakers 10)" new_10
 row "run, new name, $SCALE_N (max_breakers $SCALE_N)" new_big new_10
 row "status --json, $SCALE_N breakers" status_json mdb_dump
@@ -270,6 +278,9 @@ printf ' contention/floor=%s scale_1M/scale_10=%s new_1M/new_10=%s' \
     "$(ratio "$CT_CB_BEST" "$CT_FL_BEST")" \
     "$(ratio "${M[scale_big]}" "${M[scale_10]}")" \
     "$(ratio "${M[new_big]}" "${M[new_10]}")"
-printf ' status_1M/mdb_dump=%s bytes_per_breaker=%s rss/timeout=%s\n' \
+printf ' status_1M/mdb_dump=%s bytes_per_breaker=%s rss/timeout=%s' \
     "$(ratio "${M[status_json]}" "${M[mdb_dump]}")" "$BPB" \
     "$(ratio "$RSS_CB" "$RSS_TO")"
+printf ' floor_1M/floor_10=%s closed_none/timeout=%s\n' \
+    "$(ratio "${M[floor_big]}" "${M[floor_10]}")" \
+    "$(ratio "${M[closed_none]}" "${M[timeout]}")"

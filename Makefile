@@ -34,7 +34,20 @@ CFLAGS	+= -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	   -Wmissing-prototypes -D_FORTIFY_SOURCE=2 -D_GNU_SOURCE \
 	   -DCBEXEC_VERSION='"$(VERSION)"' $(REDISFLAGS) \
 	   $(shell pkg-config --cflags $(PKGS))
-LDLIBS	+= $(shell pkg-config --libs $(PKGS))
+# Start-up cost (see README, Performance): each shared library is an
+# open, five mmaps and a symbol lookup pass for every invocation, about a
+# quarter of a closed run's instructions.  So liblmdb and libconfig are
+# linked from Debian's static archives when they are installed (STATIC=0
+# links them shared); libc stays shared (getpwuid needs NSS).  The shared
+# -l flags after -Bdynamic bring in the private dependencies; --as-needed
+# drops whatever the archives already satisfied.
+STATIC	?= $(if $(and $(wildcard $(shell $(CC) -print-file-name=liblmdb.a)),\
+	   $(wildcard $(shell $(CC) -print-file-name=libconfig.a))),1,0)
+LDFLAGS	+= -Wl,-O1,--as-needed
+ifeq ($(STATIC),1)
+LDLIBS	+= -Wl,-Bstatic $(shell pkg-config --libs-only-l $(PKGS)) -Wl,-Bdynamic
+endif
+LDLIBS	+= $(shell pkg-config --static --libs $(PKGS))
 
 # Build directory: build/ normally, build-san/ for the sanitizer pass.
 ifeq ($(SANITIZE),1)
@@ -97,7 +110,8 @@ DEBS	= gcc make libc6-dev pkg-config liblmdb-dev libconfig-dev lmdb-utils \
 	  bats bats-assert bats-support faketime mandoc shellcheck jq procps \
 	  bsdutils prometheus zsh fish bash-completion \
 	  curl wget python3 openssh-client rsync postgresql-client \
-	  libhiredis-dev redis-server
+	  libhiredis-dev redis-server \
+	  hyperfine time
 SUDO	= $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 deps:
@@ -140,7 +154,8 @@ check-one: $(B)/cbexec $(B)/unit lint
 
 lint:
 	mandoc -T lint -W warning man/cbexec.1 man/cbexec.conf.5
-	shellcheck -s bash tests/helper.bash .ci/run completions/cbexec.bash
+	shellcheck -s bash tests/helper.bash .ci/run completions/cbexec.bash \
+	    bench/run.sh
 
 install: $(B)/cbexec
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
@@ -163,5 +178,18 @@ uninstall:
 
 clean:
 	rm -rf build build-san cbexec
+
+# Figures next to the floor (bench/floor.c); see bench/run.sh.
+BENCHFLAGS = -Isrc $(filter-out -fsanitize=%,$(CFLAGS))
+
+$(B)/bench-floor: bench/floor.c Makefile | $(B)
+	$(CC) $(BENCHFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
+
+$(B)/bench-gen: bench/gen.c Makefile $(B)/store-lmdb.o $(B)/record.o $(B)/util.o
+	$(CC) $(BENCHFLAGS) $(LDFLAGS) -o $@ $< $(B)/store-lmdb.o \
+	    $(B)/record.o $(B)/util.o $(LDLIBS)
+
+bench: $(B)/cbexec $(B)/bench-floor $(B)/bench-gen
+	bench/run.sh $(B)/cbexec $(B)/bench-floor $(B)/bench-gen
 
 .PHONY: all deps check check-one lint install uninstall bench clean

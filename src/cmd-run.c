@@ -2,12 +2,13 @@
  * cmd-run.c: `cbexec run NAME [options] [--] COMMAND [ARG...]`, the reason
  * cbexec exists.  One store update admits the call (or refuses it), the
  * command runs with no transaction open, and a second update records its
- * outcome.  When the state file cannot be used, on_store_error decides
- * between running unguarded and refusing.  With --retries a failed call is
- * followed by another, each admitted and recorded on its own, after a
- * delay that doubles (full jitter, capped at 60s) and that SIGINT, SIGTERM,
- * SIGHUP or SIGQUIT cut short.  The RUN-OPTIONS parser is shared with
- * `config show`.
+ * outcome.  Admission peeks first (store_update_peek): a closed breaker
+ * admits without a write, so it need not queue for the writer lock.  When
+ * the state file cannot be used, on_store_error decides between running
+ * unguarded and refusing.  With --retries a failed call is followed by
+ * another, each admitted and recorded on its own, after a delay that
+ * doubles (full jitter, capped at 60s) and that SIGINT, SIGTERM, SIGHUP or
+ * SIGQUIT cut short.  The RUN-OPTIONS parser is shared with `config show`.
  */
 #include <getopt.h>
 #include <signal.h>
@@ -148,7 +149,8 @@ run_admit(struct cb_ctx *ctx, struct run_step *st, struct store **storep,
 	const char	*path;
 
 	s = cmd_store(ctx, 0, NULL, err);
-	if (s != NULL && store_update(s, st->name, admit_cb, st, err) == 0) {
+	if (s != NULL && store_update_peek(s, st->name, admit_cb, st,
+	    err) == 0) {
 		*storep = s;
 		return 0;
 	}

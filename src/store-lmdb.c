@@ -76,6 +76,8 @@ struct lmdb_victims {
 
 static int	lmdb_update(struct store *, const char *, store_update_fn,
 		    void *, struct cb_err *);
+static int	lmdb_update_peek(struct store *, const char *,
+		    store_update_fn, void *, struct cb_err *);
 static int	lmdb_get(struct store *, const char *, struct cb_buf *,
 		    struct cb_err *);
 static int	lmdb_each(struct store *, store_each_fn, void *,
@@ -87,6 +89,7 @@ static void	lmdb_close(struct store *);
 static const struct store_ops lmdb_ops = {
 	.kind = "lmdb",
 	.update = lmdb_update,
+	.update_peek = lmdb_update_peek,
 	.get = lmdb_get,
 	.each = lmdb_each,
 	.prune = lmdb_prune,
@@ -662,6 +665,46 @@ fail:
 	err_set(err, "cannot update breaker '%s' in state '%s': %s", name,
 	    s->path, mdb_strerror(rc));
 	return -1;
+}
+
+/*
+ * update() after a look in a read transaction: a reader takes no writer
+ * lock, so a callback that keeps the record (a closed breaker admitting a
+ * call) costs neither a wait behind another process's commit and fsync
+ * nor a hold on the lock.  Whatever the look cannot settle (a change, or
+ * a read that failed) goes through lmdb_update, which reports errors.
+ */
+static int
+lmdb_update_peek(struct store *s, const char *name, store_update_fn fn,
+    void *arg, struct cb_err *err)
+{
+	struct store_lmdb	*sl = (struct store_lmdb *)s;
+	MDB_txn			*txn;
+	MDB_val			 key, val;
+	int			 action;
+
+	if (lmdb_key(sl, name, &key) != 0 || sl->readonly || sl->broken ||
+	    sl->env == NULL || lmdb_begin(sl, MDB_RDONLY, &txn) != 0)
+		return lmdb_update(s, name, fn, arg, err);
+	switch (mdb_get(txn, sl->dbi, &key, &val)) {
+	case 0:
+		break;
+	case MDB_NOTFOUND:
+		val.mv_data = NULL;
+		val.mv_size = 0;
+		break;
+	default:
+		mdb_txn_abort(txn);
+		return lmdb_update(s, name, fn, arg, err);
+	}
+	buf_reset(&sl->out);
+	action = fn(val.mv_data, val.mv_size, &sl->out, arg, err);
+	mdb_txn_abort(txn);
+	if (action == STORE_KEEP)
+		return 0;
+	if (action == -1)
+		return -1;
+	return lmdb_update(s, name, fn, arg, err);
 }
 
 static int

@@ -118,6 +118,12 @@ struct store_ops {
 	 * s->evicted then lists the victims (n is 0 otherwise). */
 	int	(*update)(struct store *, const char *name, store_update_fn,
 		    void *arg, struct cb_err *);
+	/* Optional (NULL: store_update_peek falls back to update): the
+	 * same contract as update, but fn runs first on a read-only
+	 * snapshot, and only when it asks for a change again inside the
+	 * write transaction. */
+	int	(*update_peek)(struct store *, const char *name,
+		    store_update_fn, void *arg, struct cb_err *);
 	/* Copy NAME's record into out (replacing its contents).  Returns 1
 	 * found, 0 not found, -1 error. */
 	int	(*get)(struct store *, const char *name, struct cb_buf *out,
@@ -209,6 +215,25 @@ store_update(struct store *s, const char *name, store_update_fn fn, void *arg,
     struct cb_err *err)
 {
 	return s->ops->update(s, name, fn, arg, err);
+}
+
+/*
+ * store_update for a callback that usually returns STORE_KEEP (admitting a
+ * call to a closed breaker changes nothing): fn first runs on a read-only
+ * snapshot, which takes no writer lock, so such calls neither wait for nor
+ * block the writers of other processes.  A KEEP or -1 from that run is the
+ * answer (the snapshot was the latest committed state when it was taken);
+ * a PUT or DELETE discards it and the update runs as store_update does, fn
+ * called again on the then current record.  fn must therefore tolerate
+ * being called twice, which the purity rule above already demands.
+ */
+static inline int
+store_update_peek(struct store *s, const char *name, store_update_fn fn,
+    void *arg, struct cb_err *err)
+{
+	if (s->ops->update_peek == NULL)
+		return s->ops->update(s, name, fn, arg, err);
+	return s->ops->update_peek(s, name, fn, arg, err);
 }
 
 static inline int

@@ -28,6 +28,13 @@ PROBE='touch started.$$; echo $$ >child.$$.pid; echo $PPID >holder.$$.pid; while
 	assert_equal "$(json_field x rejected)" 1
 }
 
+@test "-q silences the warning of an unguarded run, not the command" {
+	printf 'not lmdb\n%.0s' {1..300} >"$CBEXEC_STATE"
+	run --separate-stderr -0 cb -q run x -- echo ran
+	assert_equal "$output" ran
+	assert_equal "$stderr" ""
+}
+
 @test "transitions are not printed on stderr by default (log = syslog)" {
 	fail_n x 4
 	run -1 cb run x -- false

@@ -34,7 +34,7 @@ B	= build
 endif
 
 # The pure core: links without -llmdb or -lconfig (the unit tests prove it).
-PURE	= util policy record breaker classify
+PURE	= util policy record breaker classify name
 IO	= clock config store-lmdb spawn cmd cmd-admin cmd-run cmd-check \
 	  cmd-status cmd-reset cmd-trip cmd-forget cmd-help cbexec
 OBJS	= $(PURE:%=$(B)/%.o) $(IO:%=$(B)/%.o)

@@ -344,6 +344,19 @@ static const struct {
 	  "record rate window of 1001 calls exceeds 1000" },
 	{ "1001 failure times", G_NFAILTIMES, 0xe9, 0x03, 1, RECORD_EVALUE,
 	  "record holds 1001 failure times, more than 1000" },
+	/* Times and durations a state machine could overflow on. */
+	{ "created_at of -2^63", 23, 0x80, 0, 0, RECORD_EVALUE,
+	  "record has created_at out of range" },
+	{ "open_until of 2^62", 47, 0x40, 0, 0, RECORD_EVALUE,
+	  "record has open_until out of range" },
+	{ "negative cooldown", 71, 0xff, 0, 0, RECORD_EVALUE,
+	  "record has cooldown out of range" },
+	{ "last_duration of 2^55", G_LAST_EXIT + 10, 0xc0, 0x00, 1,
+	  RECORD_EVALUE, "record has last_duration out of range" },
+	{ "probe lease of 2^62", G_NSLOTS + 2 + 15, 0x40, 0, 0,
+	  RECORD_EVALUE, "record has probe lease out of range" },
+	{ "failure time of 2^62", G_NFAILTIMES + 2 + 7, 0x40, 0, 0,
+	  RECORD_EVALUE, "record has failure time out of range" },
 };
 
 static void

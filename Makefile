@@ -6,6 +6,8 @@
 #                   under ASan+UBSan (SANITIZE=0 skips that second pass)
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make bench      performance figures (never part of check)
+#   make fuzz       libFuzzer harnesses, FUZZ_RUNS (1000000) executions each
+#   make stress     full load and chaos drivers (tests/stress/)
 
 VERSION	= 0.1.0
 PREFIX	?= /usr/local
@@ -74,7 +76,8 @@ $(B):
 # Debian packages for building and testing; `make deps` installs the
 # missing ones.
 DEBS	= gcc make libc6-dev pkg-config liblmdb-dev libconfig-dev lmdb-utils \
-	  bats bats-assert bats-support faketime mandoc shellcheck jq procps
+	  bats bats-assert bats-support faketime mandoc shellcheck jq procps \
+	  clang libclang-rt-14-dev valgrind util-linux
 SUDO	= $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 deps:
@@ -99,6 +102,7 @@ TAPSUM	= awk '/^ok /{p++} /^not ok /{f++} {print} \
 check:
 	@mkdir -p build && : > $(COUNTS)
 	@$(MAKE) --no-print-directory check-one SANITIZE=0
+	@$(MAKE) --no-print-directory fuzz-smoke memcheck SANITIZE=0
 	@if [ "$(SANITIZE)" != 0 ]; then \
 		$(MAKE) --no-print-directory check-one SANITIZE=1; fi
 	@awk '{p+=$$1; f+=$$2} END{printf "check: %d passed, %d failed\n", \
@@ -131,6 +135,78 @@ uninstall:
 	    $(DESTDIR)$(MANDIR)/man5/cbexec.conf.5
 
 clean:
-	rm -rf build build-san cbexec
+	rm -rf build build-san build-fuzz cbexec
 
-.PHONY: all deps check check-one lint install uninstall bench clean
+# ---- reliability: fuzzing, memcheck, stress (README "Reliability") ----
+
+# libFuzzer harnesses (tests/fuzz/), built with clang, ASan and UBSan.
+# `make fuzz` runs each for FUZZ_RUNS executions on a scratch corpus seeded
+# from tests/fuzz/corpus/; fuzz-smoke (part of check) runs each for
+# FUZZ_SMOKE_S seconds.  A crash leaves its input in build-fuzz/.
+FUZZERS	= record duration codes name config
+FUZZ_RUNS ?= 1000000
+FUZZ_SMOKE_S ?= 1
+FB	= build-fuzz
+FUZZCC	= clang
+FUZZFLAGS = -g -O1 -std=c11 -Wall -Wextra -Werror -Wshadow \
+	    -Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers \
+	    -D_GNU_SOURCE \
+	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	    $(shell pkg-config --cflags libconfig) -Isrc
+FUZZ_PURE = $(PURE:%=$(FB)/%.o)
+
+$(FB)/%.o: src/%.c | $(FB)
+	$(FUZZCC) $(FUZZFLAGS) -MMD -MP -c -o $@ $<
+
+$(FB)/fuzz-%.o: tests/fuzz/fuzz-%.c | $(FB)
+	$(FUZZCC) $(FUZZFLAGS) -MMD -MP -c -o $@ $<
+
+$(FB)/fuzz-config: $(FB)/fuzz-config.o $(FB)/config.o $(FUZZ_PURE)
+	$(FUZZCC) $(FUZZFLAGS) -o $@ $^ $(shell pkg-config --libs libconfig) -lm
+
+$(FB)/fuzz-%: $(FB)/fuzz-%.o $(FUZZ_PURE)
+	$(FUZZCC) $(FUZZFLAGS) -o $@ $^ -lm
+
+$(FB):
+	mkdir -p $@
+
+-include $(wildcard $(FB)/*.d)
+
+fuzz-build: $(FUZZERS:%=$(FB)/fuzz-%)
+
+FUZZOPTS = -rss_limit_mb=1024 -print_final_stats=1
+FUZZENV	= LSAN_OPTIONS=suppressions=$(abspath tests/fuzz/lsan.supp)
+
+fuzz: fuzz-build
+	@for f in $(FUZZERS); do \
+		mkdir -p $(FB)/corpus/$$f; \
+		dict=; [ -e tests/fuzz/$$f.dict ] && dict=-dict=tests/fuzz/$$f.dict; \
+		echo "== fuzz $$f: $(FUZZ_RUNS) runs"; \
+		$(FUZZENV) $(FB)/fuzz-$$f $(FUZZOPTS) $$dict -runs=$(FUZZ_RUNS) \
+		    -artifact_prefix=$(FB)/$$f- \
+		    $(FB)/corpus/$$f tests/fuzz/corpus/$$f 2>$(FB)/$$f.log || \
+		    { tail -40 $(FB)/$$f.log; exit 1; }; \
+		grep -E '^stat::number_of_executed_units|^Done' $(FB)/$$f.log; \
+	done
+
+# Each harness for a few seconds on the seed corpus, written to nothing.
+fuzz-smoke: fuzz-build
+	@echo "== fuzz smoke ($(FUZZ_SMOKE_S)s each)"
+	@p=0; f=0; for h in $(FUZZERS); do \
+		dict=; [ -e tests/fuzz/$$h.dict ] && dict=-dict=tests/fuzz/$$h.dict; \
+		rm -rf $(FB)/smoke-$$h; mkdir -p $(FB)/smoke-$$h; \
+		if $(FUZZENV) $(FB)/fuzz-$$h $(FUZZOPTS) $$dict \
+		    -artifact_prefix=$(FB)/smoke-$$h/ \
+		    -max_total_time=$(FUZZ_SMOKE_S) $(FB)/smoke-$$h \
+		    tests/fuzz/corpus/$$h >$(FB)/$$h.smoke.log 2>&1; then \
+			echo "ok fuzz $$h: $$(sed -n \
+			    's/^stat::number_of_executed_units: *//p' \
+			    $(FB)/$$h.smoke.log) runs"; p=$$((p + 1)); \
+		else \
+			echo "not ok fuzz $$h"; tail -30 $(FB)/$$h.smoke.log; \
+			f=$$((f + 1)); \
+		fi; \
+	done; echo "$$p $$f" >>$(COUNTS)
+
+.PHONY: all deps check check-one lint install uninstall bench clean \
+	fuzz fuzz-smoke fuzz-build memcheck stress

@@ -177,6 +177,14 @@ fuzz-build: $(FUZZERS:%=$(FB)/fuzz-%)
 FUZZOPTS = -rss_limit_mb=1024 -print_final_stats=1
 FUZZENV	= LSAN_OPTIONS=suppressions=$(abspath tests/fuzz/lsan.supp)
 
+# run, status and reset under valgrind: zero errors, zero leaks.
+memcheck: $(B)/cbexec
+	@echo "== valgrind memcheck ($(B))"
+	@tests/memcheck.sh $(abspath $(B)/cbexec) >$(B)/memcheck.log || true
+	@sed '$$d' $(B)/memcheck.log
+	@tail -1 $(B)/memcheck.log | grep -E '^[0-9]+ [0-9]+$$' >>$(COUNTS) || \
+	    echo "0 1" >>$(COUNTS)
+
 fuzz: fuzz-build
 	@for f in $(FUZZERS); do \
 		mkdir -p $(FB)/corpus/$$f; \

@@ -6,6 +6,7 @@
  * each trip policy, at its own times and at hostile ones.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,9 +93,22 @@ drive(const struct cb_record *orig, const struct cb_policy *p, int64_t now,
 	}
 	/* Whatever the machine made of it must still be a valid record. */
 	record_encode(&r, &b);
-	if (record_decode(b.data, b.len, &back, &err) != RECORD_OK)
+	if (record_decode(b.data, b.len, &back, &err) != RECORD_OK) {
+		fprintf(stderr, "re-decode at now %lld: %s\n",
+		    (long long)now, err.msg);
 		abort();
+	}
 	buf_free(&b);
+}
+
+static int64_t
+clamp_now(int64_t t)
+{
+	if (t < 0)
+		return 0;
+	if (t > (int64_t)1 << 52)
+		return (int64_t)1 << 52;
+	return t;
 }
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
@@ -119,8 +133,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		abort();
 	buf_free(&b);
 
-	times[0] = r.open_until_ms;
-	times[1] = r.changed_at_ms;
+	/* A clock reads 0 to 2^52 ms (142,000 years); the record's own
+	 * times, within that, are where the edges are. */
+	times[0] = clamp_now(r.open_until_ms);
+	times[1] = clamp_now(r.changed_at_ms);
 	times[2] = (int64_t)1 << 52;	/* the far future decode allows */
 	times[3] = 1764489600000LL;	/* 2025-11-30 */
 	for (i = 0; i < 3; i++)

@@ -185,6 +185,16 @@ memcheck: $(B)/cbexec
 	@tail -1 $(B)/memcheck.log | grep -E '^[0-9]+ [0-9]+$$' >>$(COUNTS) || \
 	    echo "0 1" >>$(COUNTS)
 
+# Full-size load and chaos (minutes); 93-load.bats runs them small.
+STRESS_PROCS ?= 16
+STRESS_RUNS ?= 500
+CHAOS_WORKERS ?= 8
+CHAOS_RUNS ?= 504
+stress: all
+	tests/stress/load.sh $(abspath cbexec) $(STRESS_PROCS) $(STRESS_RUNS) 1
+	tests/stress/load.sh $(abspath cbexec) $(STRESS_PROCS) $(STRESS_RUNS) 50
+	tests/stress/chaos.sh $(abspath cbexec) $(CHAOS_WORKERS) $(CHAOS_RUNS)
+
 fuzz: fuzz-build
 	@for f in $(FUZZERS); do \
 		mkdir -p $(FB)/corpus/$$f; \

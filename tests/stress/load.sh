@@ -41,7 +41,7 @@ worker() {
 		esac
 		rc=0
 		"$cb" -v run "$b" -- "$here/child.sh" "$err" "$dir" "$code" \
-		    0.0$((RANDOM % 3)) 2>"$err" || rc=$?
+		    0.0$((RANDOM % 3)) "$b" 2>"$err" || rc=$?
 		if [ "$rc" -eq 75 ]; then
 			echo "$b rejected" >>"$tally"
 		elif grep -q 'counted as' "$err"; then

@@ -22,7 +22,7 @@ export CBEXEC_STATE=$dir/state.mdb CBEXEC_CONFIG=$dir/cbexec.conf
 cat >"$CBEXEC_CONFIG" <<CONF
 log = "none";
 defaults = {
-  trip = { failures = 2; };
+  trip = { failures = 3; }; signal_is = "ignore";
   open_timeout = "100ms"; max_open_timeout = "400ms";
   half_open_max_calls = 2;
 };

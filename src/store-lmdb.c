@@ -169,8 +169,10 @@ fail:
  * shared mapping: on a full file system the first store to a page that has
  * no block behind it kills the process with SIGBUS, before on_store_error
  * can say anything.  Reserving the blocks first turns that into ENOSPC.
- * Returns 0, or an errno value for no space; anything else (a read-only
- * directory, a file system without fallocate) is left for LMDB to meet.
+ * fallocate(2), not posix_fallocate(3): glibc's emulation for file systems
+ * without it writes zero bytes, which could race with live readers of a
+ * lock file in use.  Returns 0, or an errno value for no space; anything
+ * else (a read-only directory, no fallocate) is left for LMDB to meet.
  */
 static int
 lmdb_reserve_lock(const char *lockpath, mode_t mode)
@@ -183,7 +185,7 @@ lmdb_reserve_lock(const char *lockpath, mode_t mode)
 	umask(omask);
 	if (fd == -1)
 		return 0;
-	rc = posix_fallocate(fd, 0, LMDB_LOCK_BYTES);
+	rc = fallocate(fd, 0, 0, LMDB_LOCK_BYTES) == -1 ? errno : 0;
 	(void)close(fd);
 	return rc == ENOSPC || rc == EDQUOT ? rc : 0;
 }

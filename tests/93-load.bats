@@ -15,6 +15,11 @@ load helper
 	assert_output --partial "load: ok"
 }
 
+@test "load: the half-open check can fail (checked against a bound of 0)" {
+	LOAD_CHECK_MAX=0 run -1 "$BATS_TEST_DIRNAME/stress/load.sh" "$CBEXEC" 4 50 1
+	assert_output --partial "probes at once > 0"
+}
+
 @test "chaos: 4 workers, 40 runs, SIGKILLs at random moments: state opens, totals add up, all recover" {
 	run -0 "$BATS_TEST_DIRNAME/stress/chaos.sh" "$CBEXEC" 4 40
 	assert_output --partial "chaos: ok"

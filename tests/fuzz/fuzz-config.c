@@ -1,7 +1,9 @@
 /*
  * fuzz-config.c: libFuzzer harness for the config file, from text to the
  * effective policy.  The input is written to a private file and loaded
- * through config_load(), exactly as cbexec reads one.  A file that loads
+ * through config_load(), exactly as cbexec reads one (by its
+ * /proc/self/fd name: the file is unlinked at once, since libFuzzer ends
+ * with _exit and would leave it behind).  A file that loads
  * must give every NAME a policy that finishes: the default one, each
  * entry's own match pattern, and a few names besides.
  */
@@ -14,7 +16,7 @@
 #include "config.h"
 #include "policy.h"
 
-static char	path[] = "/tmp/cbexec-fuzz-config.XXXXXX";
+static char	path[64];
 static int	fd = -1;
 
 static void
@@ -29,12 +31,6 @@ finish(const struct cb_config *cfg, const char *name)
 		abort();
 }
 
-static void
-cleanup(void)
-{
-	(void)unlink(path);
-}
-
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 int
@@ -45,9 +41,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	size_t			i;
 
 	if (fd == -1) {
-		if ((fd = mkstemp(path)) == -1)
+		char	tmpl[] = "/tmp/cbexec-fuzz-config.XXXXXX";
+
+		if ((fd = mkstemp(tmpl)) == -1 || unlink(tmpl) != 0)
 			abort();
-		atexit(cleanup);
+		snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
 	}
 	if (ftruncate(fd, 0) != 0 || pwrite(fd, data, len, 0) !=
 	    (ssize_t)len)

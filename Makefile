@@ -6,6 +6,8 @@
 #                   under ASan+UBSan (SANITIZE=0 skips that second pass)
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make bench      performance figures (never part of check)
+#   make fuzz       libFuzzer harnesses, FUZZ_RUNS (1000000) executions each
+#   make stress     full load and chaos drivers (tests/stress/)
 
 VERSION	= 0.1.0
 PREFIX	?= /usr/local
@@ -60,7 +62,7 @@ B	= build
 endif
 
 # The pure core: links without -llmdb or -lconfig (the unit tests prove it).
-PURE	= util policy record breaker classify
+PURE	= util policy record breaker classify name
 IO	= clock config store-lmdb store-redis spawn cmd cmd-admin cmd-run \
 	  cmd-check cmd-status cmd-reset cmd-trip cmd-forget cmd-gc cmd-help \
 	  cmd-acquire cmd-release cmd-config cbexec
@@ -111,7 +113,8 @@ DEBS	= gcc make libc6-dev pkg-config liblmdb-dev libconfig-dev lmdb-utils \
 	  bsdutils prometheus zsh fish bash-completion \
 	  curl wget python3 openssh-client rsync postgresql-client \
 	  libhiredis-dev redis-server \
-	  hyperfine time
+	  hyperfine time \
+	  clang libclang-rt-14-dev valgrind util-linux
 SUDO	= $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 deps:
@@ -136,6 +139,7 @@ TAPSUM	= awk '/^ok .* \# skip/{s++; print; next} /^ok /{p++} /^not ok /{f++} \
 check:
 	@mkdir -p build && : > $(COUNTS)
 	@$(MAKE) --no-print-directory check-one SANITIZE=0
+	@$(MAKE) --no-print-directory fuzz-smoke memcheck SANITIZE=0
 	@if [ "$(SANITIZE)" != 0 ]; then \
 		$(MAKE) --no-print-directory check-one SANITIZE=1; fi
 	@awk '{p+=$$1; f+=$$2; s+=$$3} END{printf "check: %d passed, %d " \
@@ -156,6 +160,7 @@ lint:
 	mandoc -T lint -W warning man/cbexec.1 man/cbexec.conf.5
 	shellcheck -s bash tests/helper.bash .ci/run completions/cbexec.bash \
 	    bench/run.sh
+	shellcheck -s bash tests/stress/*.sh tests/memcheck.sh
 
 install: $(B)/cbexec
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
@@ -177,7 +182,7 @@ uninstall:
 	    $(DESTDIR)$(FISHCOMPDIR)/cbexec.fish
 
 clean:
-	rm -rf build build-san cbexec
+	rm -rf build build-san build-fuzz cbexec
 
 # Figures next to the floor (bench/floor.c); see bench/run.sh.
 BENCHFLAGS = -Isrc $(filter-out -fsanitize=%,$(CFLAGS))
@@ -192,4 +197,100 @@ $(B)/bench-gen: bench/gen.c Makefile $(B)/store-lmdb.o $(B)/record.o $(B)/util.o
 bench: $(B)/cbexec $(B)/bench-floor $(B)/bench-gen
 	bench/run.sh $(B)/cbexec $(B)/bench-floor $(B)/bench-gen
 
-.PHONY: all deps check check-one lint install uninstall bench clean
+
+# ---- reliability: fuzzing, memcheck, stress (README "Reliability") ----
+
+# libFuzzer harnesses (tests/fuzz/), built with clang, ASan and UBSan.
+# `make fuzz` runs each for FUZZ_RUNS executions on a scratch corpus seeded
+# from tests/fuzz/corpus/; fuzz-smoke (part of check) runs each for
+# FUZZ_SMOKE_S seconds.  A crash leaves its input in build-fuzz/.
+FUZZERS	= record duration codes name config
+FUZZ_RUNS ?= 1000000
+FUZZ_SMOKE_S ?= 1
+FB	= build-fuzz
+FUZZCC	= clang
+FUZZFLAGS = -g -O1 -std=c11 -Wall -Wextra -Werror -Wshadow \
+	    -Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers \
+	    -D_GNU_SOURCE \
+	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	    $(shell pkg-config --cflags libconfig) -Isrc
+FUZZ_PURE = $(PURE:%=$(FB)/%.o)
+
+$(FB)/%.o: src/%.c | $(FB)
+	$(FUZZCC) $(FUZZFLAGS) -MMD -MP -c -o $@ $<
+
+$(FB)/fuzz-%.o: tests/fuzz/fuzz-%.c | $(FB)
+	$(FUZZCC) $(FUZZFLAGS) -MMD -MP -c -o $@ $<
+
+$(FB)/fuzz-config: $(FB)/fuzz-config.o $(FB)/config.o $(FUZZ_PURE)
+	$(FUZZCC) $(FUZZFLAGS) -o $@ $^ $(shell pkg-config --libs libconfig) -lm
+
+$(FB)/fuzz-%: $(FB)/fuzz-%.o $(FUZZ_PURE)
+	$(FUZZCC) $(FUZZFLAGS) -o $@ $^ -lm
+
+$(FB):
+	mkdir -p $@
+
+-include $(wildcard $(FB)/*.d)
+
+fuzz-build: $(FUZZERS:%=$(FB)/fuzz-%)
+
+FUZZOPTS = -rss_limit_mb=1024 -print_final_stats=1
+# libconfig leaks on most syntax errors (lsan.supp), and libFuzzer then
+# runs a full leak scan after each such input: a quarter of the speed.  The
+# long config run skips the scan; fuzz-smoke keeps it.
+FUZZOPTS_config = -detect_leaks=0
+FUZZENV	= LSAN_OPTIONS=suppressions=$(abspath tests/fuzz/lsan.supp)
+
+# run, status and reset under valgrind: zero errors, zero leaks.
+memcheck: $(B)/cbexec
+	@echo "== valgrind memcheck ($(B))"
+	@tests/memcheck.sh $(abspath $(B)/cbexec) >$(B)/memcheck.log || true
+	@sed '$$d' $(B)/memcheck.log
+	@tail -1 $(B)/memcheck.log | grep -E '^[0-9]+ [0-9]+$$' >>$(COUNTS) || \
+	    echo "0 1" >>$(COUNTS)
+
+# Full-size load and chaos (minutes); 93-load.bats runs them small.
+STRESS_PROCS ?= 16
+STRESS_RUNS ?= 500
+CHAOS_WORKERS ?= 8
+CHAOS_RUNS ?= 504
+stress: all
+	tests/stress/load.sh $(abspath cbexec) $(STRESS_PROCS) $(STRESS_RUNS) 1
+	tests/stress/load.sh $(abspath cbexec) $(STRESS_PROCS) $(STRESS_RUNS) 50
+	tests/stress/chaos.sh $(abspath cbexec) $(CHAOS_WORKERS) $(CHAOS_RUNS)
+
+fuzz: fuzz-build
+	@for f in $(FUZZERS); do \
+		mkdir -p $(FB)/corpus/$$f; \
+		dict=; [ -e tests/fuzz/$$f.dict ] && dict=-dict=tests/fuzz/$$f.dict; \
+		echo "== fuzz $$f: $(FUZZ_RUNS) runs"; \
+		$(FUZZENV) $(FB)/fuzz-$$f $(FUZZOPTS) $$dict -runs=$(FUZZ_RUNS) \
+		    $$(case $$f in config) echo '$(FUZZOPTS_config)';; esac) \
+		    -artifact_prefix=$(FB)/$$f- \
+		    $(FB)/corpus/$$f tests/fuzz/corpus/$$f 2>$(FB)/$$f.log || \
+		    { tail -40 $(FB)/$$f.log; exit 1; }; \
+		grep -E '^stat::number_of_executed_units|^Done' $(FB)/$$f.log; \
+	done
+
+# Each harness for a few seconds on the seed corpus, written to nothing.
+fuzz-smoke: fuzz-build
+	@echo "== fuzz smoke ($(FUZZ_SMOKE_S)s each)"
+	@p=0; f=0; for h in $(FUZZERS); do \
+		dict=; [ -e tests/fuzz/$$h.dict ] && dict=-dict=tests/fuzz/$$h.dict; \
+		rm -rf $(FB)/smoke-$$h; mkdir -p $(FB)/smoke-$$h; \
+		if $(FUZZENV) $(FB)/fuzz-$$h $(FUZZOPTS) $$dict \
+		    -artifact_prefix=$(FB)/smoke-$$h/ \
+		    -max_total_time=$(FUZZ_SMOKE_S) $(FB)/smoke-$$h \
+		    tests/fuzz/corpus/$$h >$(FB)/$$h.smoke.log 2>&1; then \
+			echo "ok fuzz $$h: $$(sed -n \
+			    's/^stat::number_of_executed_units: *//p' \
+			    $(FB)/$$h.smoke.log) runs"; p=$$((p + 1)); \
+		else \
+			echo "not ok fuzz $$h"; tail -30 $(FB)/$$h.smoke.log; \
+			f=$$((f + 1)); \
+		fi; \
+	done; echo "$$p $$f" >>$(COUNTS)
+
+.PHONY: all deps check check-one lint install uninstall bench clean \
+	fuzz fuzz-smoke fuzz-build memcheck stress

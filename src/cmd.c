@@ -16,6 +16,7 @@
 #include "breaker.h"
 #include "clock.h"
 #include "cmd.h"
+#include "name.h"
 #include "record.h"
 #include "spawn.h"
 
@@ -264,36 +265,10 @@ cmd_policy(struct cb_ctx *ctx, const char *name, struct policy_builder *b)
 	return 0;
 }
 
-#define NAME_MAX_LEN	200
-
 int
 cmd_name_valid(const char *name, struct cb_err *err)
 {
-	static const char	 extra[] = "._-:@/+";
-	size_t			 i, len;
-	unsigned char		 c;
-
-	len = strlen(name);
-	if (len == 0) {
-		err_set(err, "invalid breaker name '': empty");
-		return -1;
-	}
-	if (len > NAME_MAX_LEN) {
-		err_set(err, "invalid breaker name '%.20s...': %zu bytes, "
-		    "at most %d", name, len, NAME_MAX_LEN);
-		return -1;
-	}
-	for (i = 0; i < len; i++) {
-		c = (unsigned char)name[i];
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || strchr(extra, c) != NULL)
-			continue;
-		err_set(err, "invalid breaker name '%s': byte 0x%02x at "
-		    "offset %zu (allowed: A-Z a-z 0-9 . _ - : @ / +)",
-		    name, c, i);
-		return -1;
-	}
-	return 0;
+	return name_valid(name, err);
 }
 
 const char *

@@ -23,13 +23,56 @@
  * Version 1 records end after the failure times and decode with empty
  * histories.
  * Decoding checks every length against the input before reading, so a
- * truncated or hostile record is an error, never an overread.
+ * truncated or hostile record is an error, never an overread, and every
+ * time within +-2^53 ms (+-285,000 years) and every duration within
+ * 0..2^53, so that the state machine's sums and differences of two of them
+ * cannot overflow.
  */
 #include <string.h>
 
 #include "record.h"
 
 #define SLOT_BYTES	(8 + 8 + 4 + 8 + 16)
+
+/* Bound on stored times and durations (ms): sums of two stay in int64. */
+#define TIME_BOUND	((int64_t)1 << 53)
+
+static int
+time_ok(int64_t t)
+{
+	return t >= -TIME_BOUND && t <= TIME_BOUND;
+}
+
+/* Every time and duration in range; else the name of the first that is not. */
+static const char *
+record_bad_time(const struct cb_record *r)
+{
+	size_t	i;
+
+	if (!time_ok(r->created_at_ms))
+		return "created_at";
+	if (!time_ok(r->changed_at_ms))
+		return "changed_at";
+	if (!time_ok(r->opened_at_ms))
+		return "opened_at";
+	if (!time_ok(r->open_until_ms))
+		return "open_until";
+	if (!time_ok(r->last_run_at_ms))
+		return "last_run_at";
+	if (!time_ok(r->last_used_ms))
+		return "last_used";
+	if (r->cooldown_ms < 0 || r->cooldown_ms > TIME_BOUND)
+		return "cooldown";
+	if (r->last_duration_ms < -1 || r->last_duration_ms > TIME_BOUND)
+		return "last_duration";
+	for (i = 0; i < r->nslots; i++)
+		if (!time_ok(r->slots[i].lease_until_ms))
+			return "probe lease";
+	for (i = 0; i < r->nfailtimes; i++)
+		if (!time_ok(r->failtimes[i]))
+			return "failure time";
+	return NULL;
+}
 
 void
 record_init(struct cb_record *r, int64_t now)
@@ -264,6 +307,7 @@ record_decode(const uint8_t *data, size_t len, struct cb_record *r,
 {
 	struct reader	 rd = { data, len, 0 };
 	const uint8_t	*p;
+	const char	*what;
 	uint16_t	 version, n;
 	uint8_t		 state;
 	size_t		 i;
@@ -376,6 +420,10 @@ record_decode(const uint8_t *data, size_t len, struct cb_record *r,
 		return RECORD_EVALUE;
 	}
 	r->state = (enum cb_state)state;
+	if ((what = record_bad_time(r)) != NULL) {
+		err_set(err, "record has %s out of range", what);
+		return RECORD_EVALUE;
+	}
 	if (rd.left != 0) {
 		err_set(err, "record has %zu trailing bytes", rd.left);
 		return RECORD_ETRAIL;

@@ -38,6 +38,12 @@
 #define LMDB_MAP_MAX	((size_t)1 << 29)
 #endif
 
+/*
+ * Bytes of the lock file LMDB 0.9 maps for its default 126 readers
+ * (125 x 64-byte reader slots + the 192-byte header).
+ */
+#define LMDB_LOCK_BYTES	8192
+
 /* Bound on restarts of one operation (map growth, map resized elsewhere). */
 #define LMDB_RETRIES	32
 
@@ -187,6 +193,32 @@ lmdb_env_open(const char *path, unsigned int flags, mode_t mode,
 fail:
 	mdb_env_close(env);
 	return rc;
+}
+
+/*
+ * LMDB sizes its lock file with ftruncate and then writes to it through a
+ * shared mapping: on a full file system the first store to a page that has
+ * no block behind it kills the process with SIGBUS, before on_store_error
+ * can say anything.  Reserving the blocks first turns that into ENOSPC.
+ * fallocate(2), not posix_fallocate(3): glibc's emulation for file systems
+ * without it writes zero bytes, which could race with live readers of a
+ * lock file in use.  Returns 0, or an errno value for no space; anything
+ * else (a read-only directory, no fallocate) is left for LMDB to meet.
+ */
+static int
+lmdb_reserve_lock(const char *lockpath, mode_t mode)
+{
+	mode_t	omask;
+	int	fd, rc;
+
+	omask = umask(0);
+	fd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY, mode);
+	umask(omask);
+	if (fd == -1)
+		return 0;
+	rc = fallocate(fd, 0, 0, LMDB_LOCK_BYTES) == -1 ? errno : 0;
+	(void)close(fd);
+	return rc == ENOSPC || rc == EDQUOT ? rc : 0;
 }
 
 static int
@@ -1024,6 +1056,11 @@ store_lmdb_open(const struct store_opts *opts, struct cb_err *err)
 
 	xasprintf(&lockpath, "%s-lock", path);
 	lock_existed = lstat(lockpath, &st) == 0 || errno != ENOENT;
+	if ((rc = lmdb_reserve_lock(lockpath, mode)) != 0) {
+		if (!lock_existed)
+			(void)unlink(lockpath);
+		goto fail_rc;
+	}
 
 	if (opts->readonly) {
 		/*

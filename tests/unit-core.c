@@ -411,6 +411,19 @@ static const struct {
 	  "record holds 17 transitions, more than 16" },
 	{ "transition from state 3", G_HIST0_FROM, 3, 0, 0, RECORD_EVALUE,
 	  "record transition 0 has an invalid state" },
+	/* Times and durations a state machine could overflow on. */
+	{ "created_at of -2^63", 23, 0x80, 0, 0, RECORD_EVALUE,
+	  "record has created_at out of range" },
+	{ "open_until of 2^62", 47, 0x40, 0, 0, RECORD_EVALUE,
+	  "record has open_until out of range" },
+	{ "negative cooldown", 71, 0xff, 0, 0, RECORD_EVALUE,
+	  "record has cooldown out of range" },
+	{ "last_duration of 2^55", G_LAST_EXIT + 10, 0xc0, 0x00, 1,
+	  RECORD_EVALUE, "record has last_duration out of range" },
+	{ "probe lease of 2^62", G_NSLOTS + 2 + 15, 0x40, 0, 0,
+	  RECORD_EVALUE, "record has probe lease out of range" },
+	{ "failure time of 2^62", G_NFAILTIMES + 2 + 7, 0x40, 0, 0,
+	  RECORD_EVALUE, "record has failure time out of range" },
 };
 
 static void

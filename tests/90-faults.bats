@@ -1,0 +1,247 @@
+#!/usr/bin/env bats
+# 90-faults: the state file under faults.  Whatever happens, cbexec never
+# truncates, overwrites or "repairs" a state file it cannot use (cmp before
+# and after), and on_store_error decides between running the command
+# unguarded (open, the default: exit status of the command, one warning)
+# and refusing (closed: exit 125, nothing run).
+
+load helper
+
+setup() {
+	common_setup
+	NOBODY_DIR=
+	MNT=
+}
+
+teardown() {
+	[ -n "$MNT" ] && umount "$MNT" 2>/dev/null
+	[ -n "$NOBODY_DIR" ] && rm -rf "$NOBODY_DIR"
+	common_teardown
+}
+
+# as_nobody CMD...: run CMD as user nobody (no groups), or skip.
+as_nobody() {
+	setpriv --reuid nobody --regid nogroup --clear-groups "$@"
+}
+
+need_root() {
+	[ "$(id -u)" = 0 ] || skip "needs root (setpriv, chown, mount)"
+	id nobody >/dev/null 2>&1 || skip "no user nobody"
+}
+
+# nobody_dir: a directory user nobody can reach, in $NOBODY_DIR.
+nobody_dir() {
+	NOBODY_DIR=$(mktemp -d /tmp/cbexec-faults.XXXXXX)
+	chmod 0755 "$NOBODY_DIR"
+	export CBEXEC_CONFIG=$NOBODY_DIR/cbexec.conf
+	: >"$CBEXEC_CONFIG"
+}
+
+# small_tmpfs SIZE: a tmpfs of SIZE at $T/mnt, or skip.
+small_tmpfs() {
+	need_root
+	mkdir -p "$T/mnt"
+	mount -t tmpfs -o "size=$1" tmpfs "$T/mnt" 2>/dev/null ||
+	    skip "mount -t tmpfs is not permitted here"
+	MNT=$T/mnt
+}
+
+# patch_record NAME AWK-SUB: rewrite NAME's value in the state file with
+# sub(REGEX, REPLACEMENT) on its hex dump line, via mdb_dump / mdb_load.
+patch_record() {
+	local hexname
+	hexname=$(printf '%s' "$1" | od -An -tx1 | tr -d ' \n')
+	mdb_dump -n "$CBEXEC_STATE" >dump
+	awk -v k=" $hexname" "prev == k { $2 } { print; prev = \$0 }" dump >dump.new
+	run -1 cmp -s dump dump.new
+	rm -f "$CBEXEC_STATE" "$CBEXEC_STATE-lock"
+	mdb_load -n -f dump.new "$CBEXEC_STATE"
+}
+
+@test "state directory read-only: run warns and runs unguarded; with on_store_error = closed, 125" {
+	small_tmpfs 1m
+	export CBEXEC_STATE=$MNT/state.mdb
+	run -0 cb run x -- true
+	cp "$CBEXEC_STATE" before
+	mount -o remount,ro "$MNT"
+	run -0 cb run x -- touch ran
+	assert [ -e ran ]
+	assert_output --partial "running 'touch' unguarded"
+	config 'on_store_error = "closed";'
+	run -125 cb run x -- touch ran2
+	assert [ ! -e ran2 ]
+	cmp before "$CBEXEC_STATE"
+}
+
+@test "state directory read-only: status still reads the breakers" {
+	small_tmpfs 1m
+	export CBEXEC_STATE=$MNT/state.mdb
+	run -1 cb run x -- false
+	mount -o remount,ro "$MNT"
+	run -0 cb status --json x
+	assert_output --partial '"failures": 1'
+}
+
+@test "state file owned by another user: run runs unguarded, status exits 1, file unchanged" {
+	need_root
+	nobody_dir
+	export CBEXEC_STATE=$NOBODY_DIR/state.mdb
+	run -0 cb run x -- true
+	cp "$CBEXEC_STATE" "$T/before"
+	run -0 as_nobody "$CBEXEC" run x -- true
+	assert_output --partial "$CBEXEC_STATE"
+	assert_output --partial unguarded
+	run -1 as_nobody "$CBEXEC" status
+	assert_output --partial "$CBEXEC_STATE"
+	printf 'on_store_error = "closed";\n' >"$NOBODY_DIR/c.conf"
+	run -125 as_nobody "$CBEXEC" -c "$NOBODY_DIR/c.conf" run x -- true
+	cmp "$T/before" "$CBEXEC_STATE"
+}
+
+@test "disk full: a new state file cannot be written: run runs unguarded, or refuses when closed" {
+	small_tmpfs 64k
+	dd if=/dev/zero of="$MNT/filler" bs=4k 2>/dev/null || true
+	export CBEXEC_STATE=$MNT/state.mdb
+	run -0 cb run x -- touch ran
+	assert [ -e ran ]
+	assert_output --partial unguarded
+	config 'on_store_error = "closed";'
+	run -125 cb run x -- touch ran2
+	assert [ ! -e ran2 ]
+}
+
+@test "disk full around an existing state file: nothing is lost once space returns" {
+	small_tmpfs 2m
+	export CBEXEC_STATE=$MNT/state.mdb
+	run -1 cb run keep -- false
+	dd if=/dev/zero of="$MNT/filler" bs=4k 2>/dev/null || true
+	for i in $(seq 1 40); do
+		cb run "n$i-$(name_of_len 150)" -- true 2>/dev/null || true
+	done
+	rm -f "$MNT/filler"
+	run -0 cb status --json keep
+	assert_output --partial '"failures": 1'
+	run -0 cb run keep -- true
+	run -0 json_field keep calls
+	assert_output 2
+}
+
+@test "map full: a state file with a tiny map grows it and keeps every breaker" {
+	run -0 cb run first -- true
+	mdb_dump -n "$CBEXEC_STATE" | sed 's/^mapsize=.*/mapsize=65536/' >dump
+	rm -f "$CBEXEC_STATE" "$CBEXEC_STATE-lock"
+	mdb_load -n -f dump "$CBEXEC_STATE"
+	for i in $(seq 1 300); do
+		cb run "b$i-$(name_of_len 180)" -- true || return 1
+	done
+	run -0 cb status --names
+	assert_equal "$(echo "$output" | wc -l)" 301
+}
+
+@test "a file that is not LMDB: run follows on_store_error, others exit 1; never written" {
+	head -c 8192 /dev/urandom >"$CBEXEC_STATE"
+	cp "$CBEXEC_STATE" before
+	run -0 cb run x -- touch ran
+	assert [ -e ran ]
+	run -1 cb status
+	assert_output --partial "$CBEXEC_STATE"
+	run -1 cb reset x
+	run -1 cb trip x
+	config 'on_store_error = "closed";'
+	run -125 cb run x -- touch ran2
+	assert [ ! -e ran2 ]
+	cmp before "$CBEXEC_STATE"
+}
+
+@test "an empty state file is a new store: status shows nothing and writes nothing, run uses it" {
+	: >"$CBEXEC_STATE"
+	run -0 cb status
+	assert_output ''
+	assert [ ! -s "$CBEXEC_STATE" ]
+	run -0 cb run x -- true
+	run -0 json_field x calls
+	assert_output 1
+}
+
+@test "a record from a newer version: refused naming file and breaker, file unchanged" {
+	run -0 cb run v -- true
+	patch_record v 'sub(/^ 4342524b[0-9a-f][0-9a-f]00/, " 4342524b7f00")'
+	cp "$CBEXEC_STATE" before
+	run -1 cb status v
+	assert_output --partial "$CBEXEC_STATE"
+	assert_output --partial "'v'"
+	assert_output --partial newer
+	run -1 cb reset v
+	run -0 cb run v -- touch ran
+	assert [ -e ran ]
+	config 'on_store_error = "closed";'
+	run -125 cb run v -- touch ran2
+	assert [ ! -e ran2 ]
+	cmp before "$CBEXEC_STATE"
+}
+
+@test "a truncated record: refused naming file and breaker, file unchanged" {
+	run -0 cb run t -- true
+	patch_record t '$0 = substr($0, 1, 41)'
+	cp "$CBEXEC_STATE" before
+	run -1 cb status t
+	assert_output --partial "'t'"
+	assert_output --partial truncated
+	config 'on_store_error = "closed";'
+	run -125 cb run t -- touch ran
+	assert [ ! -e ran ]
+	run -0 cb run other -- true
+	cmp <(mdb_dump -n before | grep -A1 '^ 74$') \
+	    <(mdb_dump -n "$CBEXEC_STATE" | grep -A1 '^ 74$')
+}
+
+@test "HOME unset, no XDG_STATE_HOME: the passwd entry's home is used" {
+	need_root
+	nobody_dir
+	unset CBEXEC_STATE XDG_STATE_HOME
+	home=$(getent passwd nobody | cut -d: -f6)
+	[ -w "$home" ] 2>/dev/null && skip "nobody's home $home exists"
+	run -0 as_nobody env -u HOME "$CBEXEC" run x -- true
+	assert_output --partial "cannot create directory '$home"
+	assert_output --partial unguarded
+}
+
+@test "HOME unset with XDG_STATE_HOME set: the state goes there" {
+	# As another user: root's default is /var/lib/cbexec, not for a test.
+	need_root
+	nobody_dir
+	chown nobody "$NOBODY_DIR"
+	unset CBEXEC_STATE
+	run -0 as_nobody env -u HOME XDG_STATE_HOME="$NOBODY_DIR/xdg" \
+	    "$CBEXEC" run x -- true
+	assert_output ''
+	assert [ -e "$NOBODY_DIR/xdg/cbexec/state.mdb" ]
+}
+
+@test "a NAME of 200 bytes is accepted, 201 refused naming the length" {
+	run -0 cb run "$(name_of_len 200)" -- true
+	run -125 cb run "$(name_of_len 201)" -- touch ran
+	assert [ ! -e ran ]
+	assert_output --partial "201 bytes, at most 200"
+	run -2 cb status "$(name_of_len 201)"
+	run -0 json_field "$(name_of_len 200)" calls
+	assert_output 1
+}
+
+@test "a huge argv (20000 arguments, 1 MB) reaches the command whole" {
+	local -a args
+	for ((i = 0; i < 20000; i++)); do
+		args[i]=$(printf 'arg-%045d' "$i")
+	done
+	"$CBEXEC" run big -- printf '%s\n' "${args[@]}" >out
+	[ "$(wc -l <out)" -eq 20000 ]
+	[ "$(tail -1 out)" = "${args[19999]}" ]
+}
+
+@test "the command missing: 127, counted as ignored, never trips the breaker" {
+	for i in 1 2 3 4 5 6; do
+		run -127 cb run m -- /nonexistent/cmd
+	done
+	run -0 json m '"\(.state) \(.ignored) \(.failures)"'
+	assert_output "closed 6 0"
+}

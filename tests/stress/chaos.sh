@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# chaos.sh CBEXEC WORKERS RUNS: WORKERS workers make RUNS guarded runs in
+# all on three breakers that trip and probe often, and SIGKILL cbexec (a
+# third of the runs) or its child (a sixth) at a random moment: during
+# start-up, inside a store transaction, while the command runs, while the
+# outcome is written.  Then:
+#   - the state file opens (status --json exits 0);
+#   - on every breaker calls = successes + failures + ignored +
+#     interrupted + stale;
+#   - successes <= runs whose command finished with 0 (a run killed
+#     mid-flight is never a success);
+#   - every child of a SIGKILLed cbexec dies within 5s (PR_SET_PDEATHSIG);
+#   - every breaker closes again within a bounded time: probe slots of
+#     dead holders are reclaimed, none stays half-open.
+set -u
+cb=${1:?usage: chaos.sh CBEXEC WORKERS RUNS}
+workers=${2:?} runs=${3:?}
+here=$(cd "$(dirname "$0")" && pwd)
+dir=$(mktemp -d "${TMPDIR:-/tmp}/cbexec-chaos.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+export CBEXEC_STATE=$dir/state.mdb CBEXEC_CONFIG=$dir/cbexec.conf
+cat >"$CBEXEC_CONFIG" <<CONF
+log = "none";
+defaults = {
+  trip = { failures = 3; }; signal_is = "ignore";
+  open_timeout = "100ms"; max_open_timeout = "400ms";
+  half_open_max_calls = 2;
+};
+CONF
+
+alive() {
+	local st
+	read -r _ _ st _ 2>/dev/null <"/proc/$1/stat" || return 1
+	[ "$st" != Z ] && [ "$st" != X ]
+}
+
+worker() {
+	local w=$1 i id pid cpid code t k
+	RANDOM=$((w * 104729 + 7))
+	for ((i = 0; i < (runs + workers - 1 - w) / workers; i++)); do
+		id=$w.$i
+		code=$(((RANDOM % 3) == 0))
+		"$cb" -q run "b$((RANDOM % 3))" -- "$here/chaos-child.sh" \
+		    "$dir" "$id" "$code" "0.$((RANDOM % 20))" \
+		    >/dev/null 2>>"$dir/cbexec.err" &
+		pid=$!
+		k=$((RANDOM % 6))
+		t=0.0$((RANDOM % 10))$((RANDOM % 10))
+		case $k in
+		0 | 1)	# SIGKILL cbexec at a random moment
+			sleep "$t"
+			kill -9 "$pid" 2>/dev/null && echo "$id" >>"$dir/killed-cbexec.$w"
+			wait "$pid" 2>/dev/null
+			# Its child, if it had one, must not outlive it.
+			if [ -e "$dir/pid.$id" ]; then
+				read -r cpid <"$dir/pid.$id"
+				for ((t = 0; t < 250 && ${#cpid} > 0; t++)); do
+					alive "$cpid" || break
+					sleep 0.02
+				done
+				if [ -n "$cpid" ] && alive "$cpid"; then
+					echo "run $id: child $cpid outlived SIGKILLed cbexec" >>"$dir/orphans"
+					kill -9 "$cpid" 2>/dev/null
+				fi
+			fi
+			;;
+		2)	# SIGKILL the child once it is there
+			for ((t = 0; t < 50; t++)); do
+				[ -e "$dir/pid.$id" ] && break
+				alive "$pid" || break
+				sleep 0.01
+			done
+			if [ -e "$dir/pid.$id" ]; then
+				read -r cpid <"$dir/pid.$id"
+				[ -n "$cpid" ] && kill -9 "$cpid" 2>/dev/null
+			fi
+			wait "$pid" 2>/dev/null
+			;;
+		*)
+			wait "$pid" 2>/dev/null
+			;;
+		esac
+	done
+}
+
+start=$(date +%s)
+for ((w = 0; w < workers; w++)); do
+	worker "$w" &
+done
+wait
+secs=$(($(date +%s) - start))
+
+fail=0
+killed=$(cat "$dir"/killed-cbexec.* 2>/dev/null | wc -l)
+oks=$(find "$dir" -name 'ok.*' | wc -l)
+rc=0
+"$cb" status --json >"$dir/status.json" 2>"$dir/status.err" || rc=$?
+if [ "$rc" -ne 0 ]; then
+	echo "FAIL: the state file does not open: status exited $rc: $(cat "$dir/status.err")"
+	exit 1
+fi
+bad=$(jq -r '.[] | select(.calls != .successes + .failures + .ignored + .interrupted + .stale) |
+	"\(.name): calls \(.calls) != sum of outcomes"' "$dir/status.json")
+[ -n "$bad" ] && { echo "FAIL: $bad"; fail=1; }
+succ=$(jq '[.[].successes] | add // 0' "$dir/status.json")
+if [ "$succ" -gt "$oks" ]; then
+	echo "FAIL: $succ successes counted but only $oks commands finished with 0"
+	fail=1
+fi
+if [ -s "$dir/orphans" ]; then
+	echo "FAIL: children outlived their SIGKILLed cbexec:"
+	head "$dir/orphans"
+	fail=1
+fi
+calls=$(jq '[.[].calls] | add // 0' "$dir/status.json")
+summary=$(jq -r 'map("\(.name) \(.state) epoch \(.epoch)") | join(", ")' "$dir/status.json")
+
+# Recovery: every breaker must close again, reclaiming dead probe slots.
+for b in b0 b1 b2; do
+	closed=0
+	for ((t = 0; t < 200; t++)); do
+		"$cb" -q run "$b" -- true 2>/dev/null
+		st=$("$cb" status --json "$b" 2>/dev/null | jq -r '.[0].state')
+		[ "$st" = closed ] && { closed=1; break; }
+		sleep 0.05
+	done
+	if [ "$closed" -ne 1 ]; then
+		echo "FAIL: $b did not close again (state $st)"
+		"$cb" status "$b"
+		fail=1
+	fi
+done
+echo "chaos: $workers workers, $runs runs in ${secs}s, $killed cbexec SIGKILLed; $calls calls counted, $succ successes <= $oks clean exits 0; before recovery: $summary"
+[ "$fail" -eq 0 ] && echo "chaos: ok (state opens, totals add up, no orphan, all breakers closed again)"
+exit "$fail"

@@ -1061,12 +1061,17 @@ prom_family(struct obuf *o, const char *metric, const char *type,
 	OB_LIT(o, "\n");
 }
 
-/* metric{name="NAME"[,label="value"]} (name already escaped). */
+/* metric{name="NAME"[,label="value"]} (name already escaped); the
+ * metric is a literal, its length known at compile time. */
+#define PROM_SAMPLE(o, metric, pr, label, value) \
+	prom_sample_len((o), "" metric, sizeof(metric) - 1, (pr), (label), \
+	    (value))
+
 static void
-prom_sample(struct obuf *o, const char *metric, const struct prow *pr,
-    const char *label, const char *value)
+prom_sample_len(struct obuf *o, const char *metric, size_t metriclen,
+    const struct prow *pr, const char *label, const char *value)
 {
-	ob_str(o, metric);
+	ob_add(o, metric, metriclen);
 	OB_LIT(o, "{name=\"");
 	ob_add(o, pr->name, pr->namelen);
 	if (label != NULL) {
@@ -1121,7 +1126,7 @@ print_prom(struct status_walk *w)
 	for (i = 0; i < w->nprows; i++) {
 		pr = &w->prows[i];
 		for (s = 0; s < STATE_COUNT; s++) {
-			prom_sample(o, "cbexec_breaker_state", pr,
+			PROM_SAMPLE(o, "cbexec_breaker_state", pr,
 			    "state", record_state_name((enum cb_state)s));
 			prom_u64(o, pr->st == (enum cb_state)s);
 		}
@@ -1131,7 +1136,7 @@ print_prom(struct status_walk *w)
 	for (i = 0; i < w->nprows; i++) {
 		pr = &w->prows[i];
 		for (j = 0; j < sizeof outs / sizeof outs[0]; j++) {
-			prom_sample(o, "cbexec_calls_total", pr,
+			PROM_SAMPLE(o, "cbexec_calls_total", pr,
 			    "outcome", breaker_outcome_name(outs[j]));
 			prom_u64(o, pr->n[outs[j]]);
 		}
@@ -1141,7 +1146,7 @@ print_prom(struct status_walk *w)
 	    "the outcome timeout_is gives them.");
 	for (i = 0; i < w->nprows; i++) {
 		pr = &w->prows[i];
-		prom_sample(o, "cbexec_timeouts_total", pr, NULL, NULL);
+		PROM_SAMPLE(o, "cbexec_timeouts_total", pr, NULL, NULL);
 		prom_u64(o, pr->timeouts);
 	}
 	prom_family(o, "cbexec_transitions_total", "counter",
@@ -1149,7 +1154,7 @@ print_prom(struct status_walk *w)
 	for (i = 0; i < w->nprows; i++) {
 		pr = &w->prows[i];
 		for (s = 0; s < STATE_COUNT; s++) {
-			prom_sample(o, "cbexec_transitions_total", pr,
+			PROM_SAMPLE(o, "cbexec_transitions_total", pr,
 			    "to", record_state_name((enum cb_state)s));
 			prom_u64(o, pr->trans[s]);
 		}
@@ -1158,7 +1163,7 @@ print_prom(struct status_walk *w)
 	    "Failures in a row since the last success.");
 	for (i = 0; i < w->nprows; i++) {
 		pr = &w->prows[i];
-		prom_sample(o, "cbexec_consecutive_failures", pr, NULL, NULL);
+		PROM_SAMPLE(o, "cbexec_consecutive_failures", pr, NULL, NULL);
 		prom_u64(o, pr->consecutive);
 	}
 	prom_family(o, "cbexec_open_until_seconds", "gauge",
@@ -1166,7 +1171,7 @@ print_prom(struct status_walk *w)
 	    "time; 0 when not open.");
 	for (i = 0; i < w->nprows; i++) {
 		pr = &w->prows[i];
-		prom_sample(o, "cbexec_open_until_seconds", pr, NULL, NULL);
+		PROM_SAMPLE(o, "cbexec_open_until_seconds", pr, NULL, NULL);
 		prom_time(o, pr->open_until_ms);
 	}
 	prom_family(o, "cbexec_last_run_timestamp_seconds", "gauge",
@@ -1174,7 +1179,7 @@ print_prom(struct status_walk *w)
 	    "first.");
 	for (i = 0; i < w->nprows; i++) {
 		pr = &w->prows[i];
-		prom_sample(o, "cbexec_last_run_timestamp_seconds", pr, NULL,
+		PROM_SAMPLE(o, "cbexec_last_run_timestamp_seconds", pr, NULL,
 		    NULL);
 		prom_time(o, pr->last_run_ms);
 	}

@@ -3,7 +3,9 @@
 # (bench/floor.c: the least an LMDB-backed breaker can do per call), next to
 # `timeout 60 /bin/true` and /bin/true, in one hyperfine run; then
 # contention, scale (1,000,000 breakers written by bench/gen.c through
-# cbexec's own store code) and peak memory.  Ends with one `ratios ...` line.
+# cbexec's own store code), peak memory, and a closed run on the fleet
+# store (a private redis-server on loopback) when cbexec has Redis.  Ends
+# with one `ratios ...` line.
 #
 #   bench/run.sh CBEXEC FLOOR GEN
 #
@@ -32,13 +34,24 @@ for tool in hyperfine jq mdb_dump /usr/bin/time; do
 	fi
 done
 
+RPID=
 if [ -n "${BENCH_DIR:-}" ]; then
 	D=$BENCH_DIR
 	mkdir -p "$D"
+	KEEP=1
 else
 	D=$(mktemp -d /tmp/cbexec-bench.XXXXXX)
-	trap 'rm -rf "$D"' EXIT
+	KEEP=0
 fi
+cleanup() {	# our redis-server by its pid, then the scratch directory
+	if [ -n "$RPID" ]; then
+		if kill "$RPID" 2>/dev/null; then
+			wait "$RPID" 2>/dev/null || true
+		fi
+	fi
+	[ "$KEEP" = 1 ] || rm -rf "$D"
+}
+trap cleanup EXIT
 rm -rf "${D:?}"/*
 
 # No user or system config is found unless a command names one with -c:
@@ -92,6 +105,53 @@ done
 expect 0 "$FLOOR" "$F" b /bin/true
 expect 0 "$FLOOR" -n "$F" b
 
+# The fleet store (issue 7): a private redis-server on a free loopback
+# port, no persistence, stopped by its pid.  Skipped, with a message, when
+# cbexec was built without hiredis or redis-server is not installed.
+FLEET=()
+if ! "$CB" -s unix:/nonexistent.sock status >/dev/null 2>"$D/probe.err" &&
+    grep -q 'built without Redis' "$D/probe.err"; then
+	echo "bench: cbexec built without Redis (hiredis missing or" \
+	    "WITH_REDIS=0): no fleet row"
+elif ! command -v redis-server >/dev/null ||
+    ! command -v redis-cli >/dev/null; then
+	echo "bench: redis-server or redis-cli missing (make deps installs" \
+	    "them): no fleet row"
+else
+	for ((try = 0; try < 20; try++)); do
+		RPORT=$((20000 + RANDOM % 40000))
+		redis-server --port "$RPORT" --bind 127.0.0.1 --save '' \
+		    --appendonly no --dir "$D" --logfile "$D/redis.log" &
+		RPID=$!
+		for ((i = 0; i < 500; i++)); do	# up (10 s at most), or gone
+			[ "$(redis-cli -h 127.0.0.1 -p "$RPORT" ping \
+			    2>/dev/null)" = PONG ] && break 2
+			kill -0 "$RPID" 2>/dev/null || break
+			sleep 0.02
+		done
+		if kill "$RPID" 2>/dev/null; then
+			wait "$RPID" 2>/dev/null || true
+		fi
+		RPID=
+	done
+	if [ -z "$RPID" ]; then
+		echo "bench: no redis-server came up (see $D/redis.log)" >&2
+		exit 1
+	fi
+	RURL=redis://127.0.0.1:$RPORT/0
+	# The record must be in Redis: a fallback to the local file would
+	# time LMDB again (and warn on stderr).
+	if ! "$CB" -s "$RURL" run b -- /bin/true 2>"$D/fleet.err" ||
+	    [ -s "$D/fleet.err" ] || [ "$(redis-cli -h 127.0.0.1 \
+	    -p "$RPORT" exists cbexec:b)" != 1 ]; then
+		echo "bench: the fleet run did not reach Redis:" >&2
+		cat "$D/fleet.err" >&2
+		exit 1
+	fi
+	echo "fleet store: redis-server (pid $RPID) on $RURL"
+	FLEET=(-n fleet "$CB -s $RURL run b -- /bin/true")
+fi
+
 # -------------------------------------------------------------------------
 # Other load on the machine comes and goes, and hyperfine runs one command
 # after the other: in ROUNDS rounds of RUNS/ROUNDS runs each, every command
@@ -116,6 +176,7 @@ hyperfine -N -i --style none --warmup "$WARMUP" --runs "$PER" \
     -n floor_full	"$FLOOR -S full $D/floor-full.mdb b /bin/true" \
     -n floor_meta	"$FLOOR -S meta $D/floor-meta.mdb b /bin/true" \
     -n floor_none	"$FLOOR -S none $D/floor-none.mdb b /bin/true" \
+    "${FLEET[@]}" \
     >"$D/lat-$r.txt"
 done
 declare -A M
@@ -253,6 +314,11 @@ done
 for m in full meta none; do
 	row "floor, sync = $m" "floor_$m"
 done
+if [ ${#FLEET[@]} -gt 0 ]; then
+	row "cbexec run, closed, fleet (Redis, loopback)" fleet closed
+else
+	printf '  %-44s %8s\n' "cbexec run, closed, fleet (Redis)" skipped
+fi
 row "run, existing name, 10 breakers" scale_10
 row "run, existing name, $SCALE_N breakers" scale_big scale_10
 row "floor, existing name, 10 breakers" floor_10
@@ -281,6 +347,8 @@ printf ' contention/floor=%s scale_1M/scale_10=%s new_1M/new_10=%s' \
 printf ' status_1M/mdb_dump=%s bytes_per_breaker=%s rss/timeout=%s' \
     "$(ratio "${M[status_json]}" "${M[mdb_dump]}")" "$BPB" \
     "$(ratio "$RSS_CB" "$RSS_TO")"
-printf ' floor_1M/floor_10=%s closed_none/timeout=%s\n' \
+printf ' floor_1M/floor_10=%s closed_none/timeout=%s fleet/closed=%s\n' \
     "$(ratio "${M[floor_big]}" "${M[floor_10]}")" \
-    "$(ratio "${M[closed_none]}" "${M[timeout]}")"
+    "$(ratio "${M[closed_none]}" "${M[timeout]}")" \
+    "$([ ${#FLEET[@]} -gt 0 ] && ratio "${M[fleet]}" "${M[closed]}" ||
+    echo -)"

@@ -1126,6 +1126,17 @@ config_msgs_free(struct config_msgs *msgs)
 	memset(msgs, 0, sizeof *msgs);
 }
 
+size_t
+config_entry(const struct cb_config *cfg, const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < cfg->nbreakers; i++)
+		if (fnmatch(cfg->breakers[i].match, name, 0) == 0)
+			break;
+	return i;
+}
+
 int
 config_policy(const struct cb_config *cfg, const char *name,
     struct policy_builder *b, struct cb_err *err)
@@ -1137,10 +1148,7 @@ config_policy(const struct cb_config *cfg, const char *name,
 		return 0;
 	if (apply_layer(&cfg->defaults, LAYER_DEFAULTS, b, err) != 0)
 		return -1;
-	for (i = 0; i < cfg->nbreakers; i++) {
-		if (fnmatch(cfg->breakers[i].match, name, 0) == 0)
-			return apply_layer(&cfg->breakers[i], LAYER_ENTRY, b,
-			    err);
-	}
+	if ((i = config_entry(cfg, name)) < cfg->nbreakers)
+		return apply_layer(&cfg->breakers[i], LAYER_ENTRY, b, err);
 	return 0;
 }

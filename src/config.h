@@ -105,4 +105,8 @@ void	config_msgs_free(struct config_msgs *);
 int	config_policy(const struct cb_config *, const char *name,
 	    struct policy_builder *, struct cb_err *);
 
+/* The index of the first `breakers` entry matching NAME, or nbreakers for
+ * none: config_policy gives every name of one index the same policy. */
+size_t	config_entry(const struct cb_config *, const char *name);
+
 #endif

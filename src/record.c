@@ -275,6 +275,7 @@ decode_history(struct reader *rd, struct cb_record *r, struct cb_err *err)
 	r->nhist = n;
 	for (i = 0; i < n && !rd->short_read; i++) {
 		h = &r->hist[i];
+		memset(h, 0, sizeof *h);
 		h->at_ms = take_i64(rd);
 		h->from = take_u8(rd);
 		h->to = take_u8(rd);
@@ -312,7 +313,14 @@ record_decode(const uint8_t *data, size_t len, struct cb_record *r,
 	uint8_t		 state;
 	size_t		 i;
 
-	memset(r, 0, sizeof *r);
+	/* Not the whole struct: its unused tails (slots, failure times,
+	 * runs and transitions past their counts) are 17 kB, which status
+	 * would zero a million times.  Everything up to slots, the window
+	 * and each entry in use are zeroed, padding and text tails too. */
+	memset(r, 0, offsetof(struct cb_record, slots));
+	memset(r->window, 0, sizeof r->window);
+	r->wlen = r->nfailtimes = 0;
+	r->nruns = r->nhist = 0;
 	if (len < 6) {
 		err_set(err, "record truncated: %zu bytes", len);
 		return RECORD_ETRUNC;
@@ -380,6 +388,7 @@ record_decode(const uint8_t *data, size_t len, struct cb_record *r,
 	}
 	r->nslots = n;
 	for (i = 0; i < n; i++) {
+		memset(&r->slots[i], 0, sizeof r->slots[i]);
 		r->slots[i].token = take_u64(&rd);
 		r->slots[i].lease_until_ms = take_i64(&rd);
 		r->slots[i].pid = (int32_t)take_u32(&rd);

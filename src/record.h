@@ -123,6 +123,9 @@ enum record_error {
 /*
  * Decode len bytes into r.  Returns RECORD_OK, or an error class with a
  * message in err ("record version 7 is newer than this cbexec's 1").
+ * Every byte of r up to slots, the window and each slot, failure time, run
+ * mark and transition in use is set (padding and text tails to 0); the
+ * entries past their counts are left as they were.
  */
 enum record_error	record_decode(const uint8_t *, size_t,
 			    struct cb_record *, struct cb_err *);

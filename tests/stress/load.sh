@@ -24,7 +24,7 @@ log = "none";
 sync = "none";
 defaults = {
   trip = { failures = 3; };
-  open_timeout = "150ms"; max_open_timeout = "300ms";
+  open_timeout = "30ms"; max_open_timeout = "60ms";
   half_open_max_calls = $max;
   ignore_codes = "3";
 };

@@ -147,38 +147,6 @@ token_decode(const char *s, struct cb_token *t, struct cb_err *err)
 }
 
 /* What the admission callback shares with the command. */
-struct acquire_step {
-	struct cb_ctx		*ctx;
-	const char		*name;
-	const struct cb_policy	*p;
-	struct cb_env		 env;
-	struct cb_slot		 self;
-	struct cb_ticket	 ticket;
-	struct cb_effects	 fx;
-	struct cb_record	 rec;
-};
-
-static int
-acquire_cb(const uint8_t *old, size_t oldlen, struct cb_buf *out, void *arg,
-    struct cb_err *err)
-{
-	struct acquire_step	*st = arg;
-	int			 changed;
-
-	memset(&st->fx, 0, sizeof st->fx);
-	if (old == NULL)
-		record_init(&st->rec, st->env.now_ms);
-	else if (cmd_decode(st->ctx, st->name, old, oldlen, &st->rec,
-	    err) == -1)
-		return -1;
-	changed = breaker_admit(&st->rec, st->p, &st->env, &st->self,
-	    &st->ticket, &st->fx);
-	if (old != NULL && !changed)
-		return STORE_KEEP;
-	record_encode(&st->rec, out);
-	return STORE_PUT;
-}
-
 static int
 acquire_help(void)
 {
@@ -195,7 +163,7 @@ cmd_acquire_exec(struct cb_ctx *ctx, int argc, char **argv)
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL,		0,			NULL, 0 }
 	};
-	static struct acquire_step	 st;	/* large: off the stack */
+	static struct cmd_call		 st;	/* large: off the stack */
 	struct policy_builder		 b;
 	struct cb_policy		 p;
 	struct cb_token			 tok;
@@ -289,7 +257,7 @@ cmd_acquire_exec(struct cb_ctx *ctx, int argc, char **argv)
 	st.self.token = clock_random();
 	st.self.lease_until_ms = st.env.now_ms + lease_ms;
 	if ((store = cmd_store(ctx, 0, NULL, &err)) == NULL ||
-	    store_update(store, name, acquire_cb, &st, &err) == -1) {
+	    store_update(store, name, cmd_admit_cb, &st, &err) == -1) {
 		cmd_warnx("%s", err.msg);
 		return EXIT_FAIL;
 	}

@@ -14,42 +14,10 @@
 #include "cmd.h"
 #include "record.h"
 
-struct release_step {
-	struct cb_ctx		*ctx;
-	const char		*name;
-	const struct cb_policy	*p;
-	struct cb_env		 env;
-	struct cb_ticket	 ticket;
-	struct cb_run		 run;
-	enum cb_outcome		 counted;
-	struct cb_effects	 fx;
-	struct cb_record	 rec;
-};
-
-static int
-release_cb(const uint8_t *old, size_t oldlen, struct cb_buf *out, void *arg,
-    struct cb_err *err)
-{
-	struct release_step	*st = arg;
-
-	memset(&st->fx, 0, sizeof st->fx);
-	if (old == NULL) {
-		/* Forgotten since the acquire: nothing to count in. */
-		st->counted = OUTCOME_STALE;
-		return STORE_KEEP;
-	}
-	if (cmd_decode(st->ctx, st->name, old, oldlen, &st->rec, err) == -1)
-		return -1;
-	st->counted = breaker_record(&st->rec, st->p, &st->env, &st->ticket,
-	    &st->run, &st->fx);
-	record_encode(&st->rec, out);
-	return STORE_PUT;
-}
-
 static int
 cmd_release_exec(struct cb_ctx *ctx, int argc, char **argv)
 {
-	static struct release_step	 st;	/* large: off the stack */
+	static struct cmd_call		 st;	/* large: off the stack */
 	static const char *const	 outcomes[] = {
 		"success", "failure", "ignore", NULL
 	};
@@ -120,7 +88,7 @@ cmd_release_exec(struct cb_ctx *ctx, int argc, char **argv)
 		st.run.outcome = OUTCOME_FAILURE;
 
 	if ((store = cmd_store(ctx, 0, NULL, &err)) == NULL ||
-	    store_update(store, tok.name, release_cb, &st, &err) == -1) {
+	    store_update(store, tok.name, cmd_record_cb, &st, &err) == -1) {
 		cmd_warnx("%s", err.msg);
 		return EXIT_FAIL;
 	}

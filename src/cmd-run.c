@@ -26,78 +26,28 @@
 
 /* What the two update callbacks share with the command. */
 struct run_step {
-	struct cb_ctx		*ctx;
-	const char		*name;
-	const struct cb_policy	*p;
-	struct cb_env		 env;
+	struct cmd_call		 c;		/* first: fill_self casts */
 	int			 have_self;
-	struct cb_slot		 self;
 	int64_t			 lease_ms;
-	struct cb_ticket	 ticket;
-	struct cb_run		 run;
-	enum cb_outcome		 counted;
 	int			 interrupted;	/* the last run was */
 	int			 left_open;	/* ... and left it open */
-	struct cb_effects	 fx;
-	struct cb_record	 rec;
 };
 
 /* Who we are, read only when a probe slot is at stake. */
 static void
-fill_self(struct run_step *st)
+fill_self(struct cmd_call *c)
 {
+	struct run_step	*st = (struct run_step *)c;
+
 	if (st->have_self)
 		return;
-	st->self.pid = (int32_t)getpid();
-	st->self.start_time = clock_proc_start(getpid());
-	memcpy(st->self.boot_id, cmd_boot_id(st->ctx),
-	    sizeof st->self.boot_id);
-	st->self.token = clock_random();
-	st->self.lease_until_ms = st->env.now_ms + st->lease_ms;
+	st->c.self.pid = (int32_t)getpid();
+	st->c.self.start_time = clock_proc_start(getpid());
+	memcpy(st->c.self.boot_id, cmd_boot_id(st->c.ctx),
+	    sizeof st->c.self.boot_id);
+	st->c.self.token = clock_random();
+	st->c.self.lease_until_ms = st->c.env.now_ms + st->lease_ms;
 	st->have_self = 1;
-}
-
-static int
-admit_cb(const uint8_t *old, size_t oldlen, struct cb_buf *out, void *arg,
-    struct cb_err *err)
-{
-	struct run_step	*st = arg;
-	int		 changed;
-
-	memset(&st->fx, 0, sizeof st->fx);
-	if (old == NULL)
-		record_init(&st->rec, st->env.now_ms);
-	else if (cmd_decode(st->ctx, st->name, old, oldlen, &st->rec,
-	    err) == -1)
-		return -1;
-	if (st->rec.state != STATE_CLOSED)
-		fill_self(st);
-	changed = breaker_admit(&st->rec, st->p, &st->env, &st->self,
-	    &st->ticket, &st->fx);
-	if (old != NULL && !changed)
-		return STORE_KEEP;
-	record_encode(&st->rec, out);
-	return STORE_PUT;
-}
-
-static int
-record_cb(const uint8_t *old, size_t oldlen, struct cb_buf *out, void *arg,
-    struct cb_err *err)
-{
-	struct run_step	*st = arg;
-
-	memset(&st->fx, 0, sizeof st->fx);
-	if (old == NULL) {
-		/* Forgotten while the command ran: nothing to count in. */
-		st->counted = OUTCOME_STALE;
-		return STORE_KEEP;
-	}
-	if (cmd_decode(st->ctx, st->name, old, oldlen, &st->rec, err) == -1)
-		return -1;
-	st->counted = breaker_record(&st->rec, st->p, &st->env, &st->ticket,
-	    &st->run, &st->fx);
-	record_encode(&st->rec, out);
-	return STORE_PUT;
 }
 
 /* Seconds, rounded up, as "23s" or "4m10s". */
@@ -126,10 +76,10 @@ run_refusal(struct cb_ctx *ctx, const char *name, const struct cb_ticket *t)
 static int
 refused(struct cb_ctx *ctx, struct run_step *st)
 {
-	if (st->p->on_open == ON_OPEN_SKIP)
+	if (st->c.p->on_open == ON_OPEN_SKIP)
 		return EXIT_OK;
-	run_refusal(ctx, st->name, &st->ticket);
-	return st->p->open_exit_code;
+	run_refusal(ctx, st->c.name, &st->c.ticket);
+	return st->c.p->open_exit_code;
 }
 
 /*
@@ -149,7 +99,7 @@ run_admit(struct cb_ctx *ctx, struct run_step *st, struct store **storep,
 	const char	*path;
 
 	s = cmd_store(ctx, 0, NULL, err);
-	if (s != NULL && store_update_peek(s, st->name, admit_cb, st,
+	if (s != NULL && store_update_peek(s, st->c.name, cmd_admit_cb, st,
 	    err) == 0) {
 		*storep = s;
 		return 0;
@@ -161,7 +111,7 @@ run_admit(struct cb_ctx *ctx, struct run_step *st, struct store **storep,
 		cmd_warnx("warning: %s; using the local breaker", err->msg);
 	warned = 1;
 	if ((s = cmd_store_local(ctx, err)) == NULL ||
-	    store_update(s, st->name, admit_cb, st, err) == -1)
+	    store_update(s, st->c.name, cmd_admit_cb, st, err) == -1)
 		return -1;
 	*storep = s;
 	return 0;
@@ -306,19 +256,19 @@ judge(struct run_step *st, const struct spawn_result *res)
 	in.signal = res->signal;
 	in.exit_code = res->exit_code;
 	in.duration_ms = res->duration_ms;
-	memset(&st->run, 0, sizeof st->run);
-	st->run.outcome = classify(st->p, &in);
-	st->run.timed_out = res->timed_out;
-	st->run.signal = res->signal;
-	st->run.exit_code = res->status;
-	st->run.duration_ms = res->duration_ms;
+	memset(&st->c.run, 0, sizeof st->c.run);
+	st->c.run.outcome = classify(st->c.p, &in);
+	st->c.run.timed_out = res->timed_out;
+	st->c.run.signal = res->signal;
+	st->c.run.exit_code = res->status;
+	st->c.run.duration_ms = res->duration_ms;
 	st->interrupted = res->interrupted;
 }
 
 /*
  * One call: admit, run, record; unguarded (CBEXEC_DISABLE, or a state file
  * that on_store_error = open lets us do without), only run.  Sets *status
- * to what cbexec would exit with after it, and st->run to how it ended.
+ * to what cbexec would exit with after it, and st->c.run to how it ended.
  * Returns 0 when the command ran, 1 when the breaker refused it, -1 when
  * cbexec itself failed.
  */
@@ -326,15 +276,15 @@ static int
 attempt(struct run_step *st, const struct spawn_opts *so, int *guarded,
     int *status)
 {
-	struct cb_ctx		*ctx = st->ctx;
+	struct cb_ctx		*ctx = st->c.ctx;
 	struct spawn_result	 res;
 	struct cb_err		 err;
 	struct store		*store = NULL;
 
 	st->have_self = 0;
 	st->left_open = 0;
-	memset(&st->ticket, 0, sizeof st->ticket);
-	cmd_env(ctx, &st->env);
+	memset(&st->c.ticket, 0, sizeof st->c.ticket);
+	cmd_env(ctx, &st->c.env);
 	if (*guarded && run_admit(ctx, st, &store, &err) == -1) {
 		if (ctx->cfg.on_store_error == STORE_ERROR_CLOSED) {
 			cmd_warnx("%s; refusing to run '%s' "
@@ -349,15 +299,15 @@ attempt(struct run_step *st, const struct spawn_opts *so, int *guarded,
 	}
 	if (*guarded) {
 		cmd_evictions(ctx);
-		cmd_transitions(ctx, st->name, &st->fx);
-		if (!st->ticket.admitted) {
+		cmd_transitions(ctx, st->c.name, &st->c.fx);
+		if (!st->c.ticket.admitted) {
 			*status = refused(ctx, st);
 			return 1;
 		}
 		if (ctx->verbose)
-			cmd_warnx("%s: admitted (%s, epoch %llu)", st->name,
-			    st->ticket.probe ? "probe" : "closed",
-			    (unsigned long long)st->ticket.epoch);
+			cmd_warnx("%s: admitted (%s, epoch %llu)", st->c.name,
+			    st->c.ticket.probe ? "probe" : "closed",
+			    (unsigned long long)st->c.ticket.epoch);
 	}
 
 	if (spawn_run(so, &res, &err) == -1) {
@@ -370,16 +320,16 @@ attempt(struct run_step *st, const struct spawn_opts *so, int *guarded,
 	if (!*guarded)
 		return 0;
 
-	st->env.now_ms = clock_wall_ms();
-	if (store_update(store, st->name, record_cb, st, &err) == -1)
+	st->c.env.now_ms = clock_wall_ms();
+	if (store_update(store, st->c.name, cmd_record_cb, st, &err) == -1)
 		cmd_warnx("warning: %s; outcome of '%s' not recorded",
 		    err.msg, so->argv[0]);
 	else {
-		cmd_transitions(ctx, st->name, &st->fx);
-		st->left_open = st->rec.state == STATE_OPEN;
+		cmd_transitions(ctx, st->c.name, &st->c.fx);
+		st->left_open = st->c.rec.state == STATE_OPEN;
 		if (ctx->verbose)
-			cmd_warnx("%s: exit %d, counted as %s", st->name,
-			    res.status, breaker_outcome_name(st->counted));
+			cmd_warnx("%s: exit %d, counted as %s", st->c.name,
+			    res.status, breaker_outcome_name(st->c.counted));
 	}
 	return 0;
 }
@@ -470,9 +420,10 @@ cmd_run_exec(struct cb_ctx *ctx, int argc, char **argv)
 	}
 
 	memset(&st, 0, sizeof st);
-	st.ctx = ctx;
-	st.name = name;
-	st.p = &p;
+	st.c.ctx = ctx;
+	st.c.fill_self = fill_self;
+	st.c.name = name;
+	st.c.p = &p;
 	if (p.timeout_ms > 0 && p.kill_after_ms > 0)
 		st.lease_ms = p.timeout_ms + p.kill_after_ms + 5000;
 	else
@@ -486,7 +437,7 @@ cmd_run_exec(struct cb_ctx *ctx, int argc, char **argv)
 	for (n = 0;; n++) {
 		if (attempt(&st, &so, &guarded, &status) != 0)
 			return status;
-		if (st.run.outcome != OUTCOME_FAILURE || st.interrupted ||
+		if (st.c.run.outcome != OUTCOME_FAILURE || st.interrupted ||
 		    n >= p.retries)
 			return status;
 		/* An open breaker will refuse the retry: no need to wait. */

@@ -482,3 +482,45 @@ cmd_env(struct cb_ctx *ctx, struct cb_env *env)
 	env->alive = holder_alive;
 	env->alive_ctx = ctx;
 }
+
+int
+cmd_admit_cb(const uint8_t *old, size_t oldlen, struct cb_buf *out,
+    void *arg, struct cb_err *err)
+{
+	struct cmd_call	*c = arg;
+	int		 changed;
+
+	memset(&c->fx, 0, sizeof c->fx);
+	if (old == NULL)
+		record_init(&c->rec, c->env.now_ms);
+	else if (cmd_decode(c->ctx, c->name, old, oldlen, &c->rec, err) == -1)
+		return -1;
+	if (c->rec.state != STATE_CLOSED && c->fill_self != NULL)
+		c->fill_self(c);
+	changed = breaker_admit(&c->rec, c->p, &c->env, &c->self, &c->ticket,
+	    &c->fx);
+	if (old != NULL && !changed)
+		return STORE_KEEP;
+	record_encode(&c->rec, out);
+	return STORE_PUT;
+}
+
+int
+cmd_record_cb(const uint8_t *old, size_t oldlen, struct cb_buf *out,
+    void *arg, struct cb_err *err)
+{
+	struct cmd_call	*c = arg;
+
+	memset(&c->fx, 0, sizeof c->fx);
+	if (old == NULL) {
+		/* Forgotten in the meantime: nothing to count in. */
+		c->counted = OUTCOME_STALE;
+		return STORE_KEEP;
+	}
+	if (cmd_decode(c->ctx, c->name, old, oldlen, &c->rec, err) == -1)
+		return -1;
+	c->counted = breaker_record(&c->rec, c->p, &c->env, &c->ticket,
+	    &c->run, &c->fx);
+	record_encode(&c->rec, out);
+	return STORE_PUT;
+}

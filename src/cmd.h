@@ -8,6 +8,7 @@
 #ifndef CBEXEC_CMD_H
 #define CBEXEC_CMD_H
 
+#include "breaker.h"
 #include "config.h"
 #include "policy.h"
 #include "store.h"
@@ -128,6 +129,35 @@ const uint8_t	*cmd_boot_id(struct cb_ctx *);
  * update that may create a record (run, trip, acquire).
  */
 void	cmd_evictions(struct cb_ctx *);
+
+/*
+ * One guarded call on its way through the breaker.  run, acquire and
+ * release drive it; its two store updates are the same whatever drives
+ * them: cmd_admit_cb admits (creating NAME's record if it has none),
+ * cmd_record_cb records the outcome in run (a breaker forgotten in the
+ * meantime counts it nowhere).  Both are store_update_fn callbacks taking
+ * the call as arg; they leave the transitions they made in fx.
+ */
+struct cmd_call {
+	struct cb_ctx		*ctx;
+	const char		*name;
+	const struct cb_policy	*p;
+	struct cb_env		 env;
+	struct cb_slot		 self;		/* the slot a probe takes */
+	/* Fills self, called only when a probe slot is at stake; NULL when
+	 * the caller filled self already. */
+	void			(*fill_self)(struct cmd_call *);
+	struct cb_ticket	 ticket;
+	struct cb_run		 run;
+	enum cb_outcome		 counted;	/* as cmd_record_cb counted it */
+	struct cb_effects	 fx;
+	struct cb_record	 rec;
+};
+
+int	cmd_admit_cb(const uint8_t *, size_t, struct cb_buf *, void *,
+	    struct cb_err *);
+int	cmd_record_cb(const uint8_t *, size_t, struct cb_buf *, void *,
+	    struct cb_err *);
 
 /*
  * Log the transitions a step made and start their on_transition hooks

@@ -2,13 +2,41 @@
  * name.c: breaker name validation, shared by every command that takes a
  * NAME.  Kept apart from cmd.c so that it stays pure and can be fuzzed.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "name.h"
 
+/*
+ * The name as a message can show it: printable ASCII as it is, any other
+ * byte as \xNN, cut after about 60 bytes, so that a bad name cannot put
+ * control bytes on a terminal.
+ */
+static void
+shown(const char *name, char *buf, size_t size)
+{
+	size_t		i, n = 0;
+	unsigned char	c;
+
+	for (i = 0; name[i] != '\0' && n + 8 < size; i++) {
+		c = (unsigned char)name[i];
+		if (i == 60) {
+			memcpy(buf + n, "...", 3);
+			n += 3;
+			break;
+		}
+		if (c >= 0x20 && c < 0x7f)
+			buf[n++] = (char)c;
+		else
+			n += (size_t)snprintf(buf + n, size - n, "\\x%02x", c);
+	}
+	buf[n] = '\0';
+}
+
 int
 name_valid(const char *name, struct cb_err *err)
 {
+	char			 show[80];
 	static const char	 extra[] = "._-:@/+";
 	size_t			 i, len;
 	unsigned char		 c;
@@ -28,9 +56,10 @@ name_valid(const char *name, struct cb_err *err)
 		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 		    (c >= '0' && c <= '9') || strchr(extra, c) != NULL)
 			continue;
+		shown(name, show, sizeof show);
 		err_set(err, "invalid breaker name '%s': byte 0x%02x at "
 		    "offset %zu (allowed: A-Z a-z 0-9 . _ - : @ / +)",
-		    name, c, i);
+		    show, c, i);
 		return -1;
 	}
 	return 0;

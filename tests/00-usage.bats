@@ -91,6 +91,12 @@ load helper
 	assert_output --partial 'byte 0xc3 at offset 3'
 }
 
+@test "a name with control bytes is shown escaped, never raw" {
+	run -125 cb run "$(printf 'a\033[2Jb')" -- true
+	assert_output --partial "invalid breaker name 'a\\x1b[2Jb': byte 0x1b at offset 1"
+	refute_output --partial "$(printf '\033')"
+}
+
 @test "a bad name is a usage error (2) for commands other than run" {
 	run -2 cb trip 'a b'
 	assert_output --partial 'byte 0x20'

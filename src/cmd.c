@@ -324,9 +324,6 @@ hook_report(struct cb_ctx *ctx, const struct spawn_job *job,
 	else if (res->timed_out)
 		cmd_warnx("warning: on_transition: '%s' killed after %ds",
 		    job->argv0, HOOK_TIMEOUT_MS / 1000);
-	else if (ctx->verbose && res->status != 0)
-		cmd_warnx("on_transition: '%s' exited %d", job->argv0,
-		    res->status);
 }
 
 static void

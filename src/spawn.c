@@ -150,7 +150,8 @@ spawn_child(const struct spawn_opts *opts, const struct spawn_saved *saved,
 	}
 	closefrom(SPAWN_ERRFD + 1);
 
-	if (sigprocmask(SIG_SETMASK, &saved->mask, NULL) == -1)
+	if (sigprocmask(SIG_SETMASK, opts->mask != NULL ? opts->mask :
+	    &saved->mask, NULL) == -1)
 		spawn_child_fail(wfd, errno);
 	/*
 	 * No shell of ours; execvp itself hands a file without "#!" that the
@@ -504,8 +505,8 @@ spawn_sleep(int64_t ms, struct cb_err *err)
 	return sig;
 }
 
-int
-spawn_start(const struct spawn_opts *opts, struct spawn_job *job,
+static int
+spawn_launch(const struct spawn_opts *opts, struct spawn_job *job,
     struct cb_err *err)
 {
 	struct spawn_saved	 saved;
@@ -597,8 +598,8 @@ spawn_nap(int64_t deadline)
 	(void)nanosleep(&ts, NULL);
 }
 
-void
-spawn_finish(struct spawn_job *job, struct spawn_result *res)
+static void
+spawn_settle(struct spawn_job *job, struct spawn_result *res)
 {
 	ssize_t	n;
 	pid_t	r;
@@ -658,6 +659,91 @@ spawn_finish(struct spawn_job *job, struct spawn_result *res)
 		res->status = 128 + res->signal;
 	else
 		res->status = res->exit_code;
+	memset(job, 0, sizeof *job);
+	job->errfd = -1;
+}
+
+/* How a supervisor reports its job through its exit status. */
+enum {
+	SUPERVISED_OK,		/* the job ran and ended in time */
+	SUPERVISED_KILLED,	/* something had to be killed at the deadline */
+	SUPERVISED_ENOENT,	/* the job could not be found */
+	SUPERVISED_NOEXEC,	/* ... or executed */
+	SUPERVISED_NOSTART	/* the supervisor could not start it */
+};
+
+int
+spawn_start(const struct spawn_opts *opts, struct spawn_job *job,
+    struct cb_err *err)
+{
+	struct spawn_job	 inner;
+	struct spawn_result	 res;
+	struct cb_err		 e;
+	pid_t			 pid;
+
+	memset(job, 0, sizeof *job);
+	job->errfd = -1;
+	if (opts->argv == NULL || opts->argv[0] == NULL) {
+		err_set(err, "cannot run an empty command");
+		return -1;
+	}
+	(void)fflush(NULL);
+	switch (pid = fork()) {
+	case -1:
+		err_set(err, "cannot run '%s': fork: %s", opts->argv[0],
+		    strerror(errno));
+		return -1;
+	case 0:
+		/*
+		 * The supervisor holds the job to its deadline while the
+		 * caller waits for something else (the wrapped command).
+		 */
+		if (spawn_launch(opts, &inner, &e) == -1)
+			_exit(SUPERVISED_NOSTART);
+		spawn_settle(&inner, &res);
+		if (res.exec_failed)
+			_exit(res.exec_errno == ENOENT ? SUPERVISED_ENOENT :
+			    SUPERVISED_NOEXEC);
+		_exit(res.timed_out ? SUPERVISED_KILLED : SUPERVISED_OK);
+	}
+	job->pid = pid;
+	job->start_ms = clock_mono_ms();
+	job->deadline_ms = SPAWN_NEVER;
+	job->argv0 = opts->argv[0];
+	return 0;
+}
+
+void
+spawn_finish(struct spawn_job *job, struct spawn_result *res)
+{
+	pid_t	r;
+	int	wstatus = 0, code;
+
+	memset(res, 0, sizeof *res);
+	if (job->pid <= 0)
+		return;
+	while ((r = waitpid(job->pid, &wstatus, 0)) == -1 && errno == EINTR)
+		continue;
+	res->duration_ms = clock_mono_ms() - job->start_ms;
+	code = r == job->pid && WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) :
+	    SUPERVISED_NOSTART;
+	switch (code) {
+	case SUPERVISED_OK:
+		break;
+	case SUPERVISED_KILLED:
+		res->timed_out = res->killed = 1;
+		break;
+	case SUPERVISED_ENOENT:
+		res->exec_failed = 1;
+		res->exec_errno = ENOENT;
+		res->status = 127;
+		break;
+	default:
+		res->exec_failed = 1;
+		res->exec_errno = code == SUPERVISED_NOEXEC ? EACCES : EAGAIN;
+		res->status = 126;
+		break;
+	}
 	memset(job, 0, sizeof *job);
 	job->errfd = -1;
 }

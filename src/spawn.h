@@ -11,6 +11,7 @@
 
 #include <sys/types.h>
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "util.h"
@@ -20,6 +21,9 @@ struct spawn_opts {
 	int64_t		 timeout_ms;	/* 0: none */
 	int64_t		 kill_after_ms;	/* 0: never send SIGKILL */
 	int		 foreground;	/* no new process group */
+	/* The signal mask the command starts with; NULL: the caller's.  For
+	 * a caller that blocks signals around the whole call. */
+	const sigset_t	*mask;
 	/* For hooks (on_transition); all zero for the wrapped command. */
 	char *const	*env;		/* NAME=VALUE added to the child's */
 	int		 stdin_null;	/* stdin from /dev/null */
@@ -76,19 +80,20 @@ struct spawn_job {
 
 /*
  * Start opts->argv (foreground must be 0; the forwarded signals are not
- * forwarded to it) and return at once.  Its process group is SIGKILLed at
- * start + opts->timeout_ms by spawn_finish (0: never).  Returns 0, or -1
- * with err filled when it could not be started.
+ * forwarded to it) and return at once.  A small supervisor process starts
+ * it and SIGKILLs its process group at start + opts->timeout_ms (0: never),
+ * whatever the caller is doing meanwhile.  Returns 0, or -1 with err
+ * filled when it could not be started.
  */
 int	spawn_start(const struct spawn_opts *, struct spawn_job *,
 	    struct cb_err *);
 
 /*
- * Wait for a started job, no longer than its deadline: then its whole
- * process group is SIGKILLed.  Processes it left in its group when it
- * exited (a backgrounded grandchild) are waited for until the same
- * deadline and then killed too, so a job never outlives its deadline.
- * Fills res (timed_out: something had to be killed) and clears the job.
+ * Wait for a started job's supervisor, which ends by the job's deadline:
+ * processes the job left in its group when it exited (a backgrounded
+ * grandchild) are waited for until the same deadline and then killed too,
+ * so a job never outlives its deadline.  Fills res (exec_failed and
+ * exec_errno; timed_out: something had to be killed) and clears the job.
  */
 void	spawn_finish(struct spawn_job *, struct spawn_result *);
 

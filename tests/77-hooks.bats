@@ -53,6 +53,18 @@ hook() {
 	grep -q saw-command hook.log
 }
 
+@test "a hook started at admission is killed at 5s even while the command still runs" {
+	hook 'case $CBEXEC_TO in half-open)
+	    echo $$ >"'"$T"'/hook.pid"; exec sleep 60 ;; esac'
+	fail_n x 5
+	# The command outlives the hook's five seconds and looks for it.
+	run --separate-stderr -0 cb_at +61s run x -- sh -c '
+	    while [ ! -s hook.pid ]; do sleep 0.05; done
+	    sleep 6
+	    if kill -0 "$(cat hook.pid)" 2>/dev/null; then echo alive; else echo gone; fi'
+	assert_output gone
+}
+
 @test "a hanging hook is killed with its whole process group" {
 	hook 'sleep 60 & echo $! >"'"$T"'/grandchild.pid"; echo $$ >"'"$T"'/hook.pid"; wait'
 	local start

@@ -149,11 +149,16 @@ check:
 SANENV	= ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1:exitcode=86 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-check-one: $(B)/cbexec $(B)/unit lint
+# A test tool: holds the LMDB writer lock until its stdin closes.
+$(B)/hold-writer: tests/hold-writer.c | $(B)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
+
+check-one: $(B)/cbexec $(B)/unit $(B)/hold-writer lint
 	@echo "== unit tests ($(B))"
 	@$(SANENV) $(B)/unit
 	@echo "== bats ($(B))"
-	@$(SANENV) CBEXEC=$(abspath $(B)/cbexec) bats --tap tests | \
+	@$(SANENV) CBEXEC=$(abspath $(B)/cbexec) \
+	    HOLD_WRITER=$(abspath $(B)/hold-writer) bats --tap tests | \
 	    $(TAPSUM) 2>>$(COUNTS) || true
 
 lint:

@@ -360,6 +360,9 @@ run_help(void)
 	return EXIT_OK;
 }
 
+static int	run_attempts(struct run_step *, const struct cb_policy *,
+		    const struct spawn_opts *, int);
+
 static int
 cmd_run_exec(struct cb_ctx *ctx, int argc, char **argv)
 {
@@ -370,10 +373,7 @@ cmd_run_exec(struct cb_ctx *ctx, int argc, char **argv)
 	struct spawn_opts	 so;
 	struct cb_err		 err;
 	const char		*name, *disable;
-	char			 wait[32];
-	int64_t			 ms;
-	unsigned		 n;
-	int			 guarded = 1, status, sig, skip;
+	int			 guarded = 1, status, skip;
 
 	if (argc < 2)
 		return cmd_usage(&cmd_run_entry, EXIT_CBEXEC);
@@ -430,22 +430,54 @@ cmd_run_exec(struct cb_ctx *ctx, int argc, char **argv)
 		st.lease_ms = p.probe_lease_ms;
 
 	/*
-	 * Every attempt is a call of its own.  Only a failure is retried; a
-	 * refusal, an interruption or a signal during the wait ends the loop
-	 * at once.
+	 * From the first admission until the last outcome is written, a
+	 * SIGINT, SIGTERM, SIGHUP or SIGQUIT must not end cbexec half-way,
+	 * holding a probe slot or with an outcome unrecorded.  They stay
+	 * blocked: spawn_run forwards those that arrive while the command
+	 * runs, and one that arrives outside it acts once the outcome is
+	 * written.  Children start with the mask cbexec had.
 	 */
+	if (spawn_block(&ctx->mask, &err) == -1) {
+		cmd_warnx("%s", err.msg);
+		return EXIT_CBEXEC;
+	}
+	ctx->have_mask = 1;
+	so.mask = &ctx->mask;
+	status = run_attempts(&st, &p, &so, guarded);
+	(void)sigprocmask(SIG_SETMASK, &ctx->mask, NULL);
+	ctx->have_mask = 0;
+	return status;
+}
+
+/*
+ * Every attempt is a call of its own.  Only a failure is retried; a
+ * refusal, an interruption or a signal during the wait ends the loop at
+ * once.  Returns the exit status.
+ */
+static int
+run_attempts(struct run_step *st, const struct cb_policy *p,
+    const struct spawn_opts *so, int guarded)
+{
+	struct cb_ctx	*ctx = st->c.ctx;
+	struct cb_err	 err;
+	char		 wait[32];
+	int64_t		 ms;
+	unsigned	 n;
+	int		 status, sig;
+
 	for (n = 0;; n++) {
-		if (attempt(&st, &so, &guarded, &status) != 0)
+		if (attempt(st, so, &guarded, &status) != 0)
 			return status;
-		if (st.c.run.outcome != OUTCOME_FAILURE || st.interrupted ||
-		    n >= p.retries)
+		if (st->c.run.outcome != OUTCOME_FAILURE || st->interrupted ||
+		    n >= p->retries)
 			return status;
 		/* An open breaker will refuse the retry: no need to wait. */
-		ms = st.left_open ? 0 : retry_wait(&p, n);
+		ms = st->left_open ? 0 : retry_wait(p, n);
 		if (ctx->verbose) {
 			format_duration(ms, wait, sizeof wait);
-			cmd_warnx("%s: exit %d, retry %u of %u in %s", name,
-			    status, n + 1, p.retries, wait);
+			cmd_warnx("%s: exit %d, retry %u of %u in %s",
+			    st->c.name,
+			    status, n + 1, p->retries, wait);
 		}
 		if ((sig = spawn_sleep(ms, &err)) == -1) {
 			cmd_warnx("%s", err.msg);
@@ -454,7 +486,7 @@ cmd_run_exec(struct cb_ctx *ctx, int argc, char **argv)
 		if (sig > 0) {
 			if (ctx->verbose)
 				cmd_warnx("%s: %s while waiting to retry; "
-				    "giving up", name, strsignal(sig));
+				    "giving up", st->c.name, strsignal(sig));
 			return 128 + sig;
 		}
 	}

@@ -378,6 +378,7 @@ run_hook(struct cb_ctx *ctx, const char *name, const struct cb_transition *t)
 	so.env = env;
 	so.stdin_null = 1;
 	so.stdout_to_stderr = 1;
+	so.mask = ctx->have_mask ? &ctx->mask : NULL;
 	if (spawn_start(&so, &hooks[nhooks], &err) == -1)
 		cmd_warnx("warning: on_transition: %s", err.msg);
 	else

@@ -8,6 +8,8 @@
 #ifndef CBEXEC_CMD_H
 #define CBEXEC_CMD_H
 
+#include <signal.h>
+
 #include "breaker.h"
 #include "config.h"
 #include "policy.h"
@@ -37,6 +39,10 @@ struct cb_ctx {
 	struct store		*store;
 	int			 have_boot_id;
 	uint8_t			 boot_id[16];
+	/* The signal mask cbexec started with, for the children it starts
+	 * while it blocks signals itself (run; see spawn_block). */
+	int			 have_mask;
+	sigset_t		 mask;
 };
 
 struct cmd_entry {

@@ -747,3 +747,26 @@ spawn_finish(struct spawn_job *job, struct spawn_result *res)
 	memset(job, 0, sizeof *job);
 	job->errfd = -1;
 }
+
+int
+spawn_block(sigset_t *old, struct cb_err *err)
+{
+	struct sigaction	sa;
+	sigset_t		set;
+	size_t			i;
+
+	sigemptyset(&set);
+	for (i = 0; i < SPAWN_NFWD; i++) {
+		if (sigaction(spawn_fwd[i], NULL, &sa) == -1) {
+			err_set(err, "sigaction: %s", strerror(errno));
+			return -1;
+		}
+		if (!spawn_ignored(&sa))
+			sigaddset(&set, spawn_fwd[i]);
+	}
+	if (sigprocmask(SIG_BLOCK, &set, old) == -1) {
+		err_set(err, "sigprocmask: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}

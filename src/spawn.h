@@ -97,4 +97,14 @@ int	spawn_start(const struct spawn_opts *, struct spawn_job *,
  */
 void	spawn_finish(struct spawn_job *, struct spawn_result *);
 
+/*
+ * Block SIGINT, SIGTERM, SIGHUP and SIGQUIT (those not ignored), saving
+ * the previous mask in old.  A caller that must not die half-way (run,
+ * between admission and the recorded outcome) blocks them, gives old to
+ * spawn_run as opts->mask, and restores old when done: spawn_run forwards
+ * what arrives while the command runs, and what arrives outside it then
+ * acts.  Returns 0, or -1 with err filled.
+ */
+int	spawn_block(sigset_t *old, struct cb_err *);
+
 #endif

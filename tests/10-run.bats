@@ -162,6 +162,29 @@ finish() {
 	assert_equal "$(json_field x consecutive_failures)" 0
 }
 
+@test "a SIGTERM after the command ended waits until its outcome is recorded" {
+	[ -x "${HOLD_WRITER:-}" ] || skip "HOLD_WRITER (built by make check) is not set"
+	run -0 cb run x -- true
+	# Another process holds the writer lock: recording the next outcome
+	# has to wait for it.
+	mkfifo hold.in
+	"$HOLD_WRITER" "$CBEXEC_STATE" <hold.in >hold.out 3>&- &
+	exec 8>hold.in
+	wait_for grep -q held hold.out
+	"$CBEXEC" run x -- touch ran >out 2>&1 3>&- 8>&- &
+	local pid=$!
+	wait_for test -e ran
+	sleep 0.3	# cbexec now waits for the lock to record "success"
+	kill -TERM "$pid"
+	sleep 0.2
+	exec 8>&-	# let go of the lock
+	finish "$pid"
+	# The signal still ends cbexec, but only once the outcome is written.
+	assert_equal "$rc" 143
+	assert_equal "$(json_field x calls)" 2
+	assert_equal "$(json_field x successes)" 2
+}
+
 @test "SIGHUP to cbexec is forwarded to the command: exit 129, recorded interrupted" {
 	"$CBEXEC" run x -- sh -c 'echo $$ >child.pid; touch ready; exec sleep 10' \
 	    >out 2>&1 3>&- &

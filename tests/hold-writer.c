@@ -1,0 +1,37 @@
+/*
+ * hold-writer.c: a test tool.  `hold-writer PATH` opens the LMDB state
+ * file at PATH, begins a write transaction, says "held" on stdout and keeps
+ * the writer lock until its stdin closes.  Tests use it to stop cbexec
+ * inside a store update on purpose.
+ */
+#include <stdio.h>
+#include <unistd.h>
+
+#include <lmdb.h>
+
+int
+main(int argc, char **argv)
+{
+	MDB_env	*env;
+	MDB_txn	*txn;
+	char	 c;
+	int	 rc;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: hold-writer PATH\n");
+		return 2;
+	}
+	if ((rc = mdb_env_create(&env)) != 0 ||
+	    (rc = mdb_env_open(env, argv[1], MDB_NOSUBDIR, 0600)) != 0 ||
+	    (rc = mdb_txn_begin(env, NULL, 0, &txn)) != 0) {
+		fprintf(stderr, "hold-writer: %s\n", mdb_strerror(rc));
+		return 1;
+	}
+	printf("held\n");
+	fflush(stdout);
+	while (read(STDIN_FILENO, &c, 1) > 0)
+		continue;
+	mdb_txn_abort(txn);
+	mdb_env_close(env);
+	return 0;
+}

@@ -13,6 +13,9 @@
 
 #include "breaker.h"
 
+/* The longest time a record holds: 2^53 ms, as record_decode checks. */
+#define BREAKER_MAX_MS	((int64_t)1 << 53)
+
 const char *
 breaker_outcome_name(enum cb_outcome o)
 {
@@ -403,7 +406,10 @@ breaker_record(struct cb_record *r, const struct cb_policy *p,
 	r->last_used_ms = env->now_ms;
 	r->last_run_at_ms = env->now_ms;
 	r->last_exit = run->exit_code;
-	r->last_duration_ms = run->duration_ms;
+	/* Within what record_decode accepts, whatever the caller measured. */
+	r->last_duration_ms = run->duration_ms < 0 ? 0 :
+	    run->duration_ms > BREAKER_MAX_MS ? BREAKER_MAX_MS :
+	    run->duration_ms;
 	r->calls++;
 	if (run->timed_out)
 		r->timeouts++;

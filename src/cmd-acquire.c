@@ -136,6 +136,10 @@ token_decode(const char *s, struct cb_token *t, struct cb_err *err)
 	t->epoch = get_u64(raw + 2);
 	t->slot = get_u64(raw + 10);
 	t->acquired_ms = (int64_t)get_u64(raw + 18);
+	if (t->acquired_ms < 0 || t->acquired_ms > (int64_t)1 << 53) {
+		err_set(err, "its time is not one acquire writes");
+		return -1;
+	}
 	memcpy(t->name, raw + TOKEN_FIXED, namelen);
 	t->name[namelen] = '\0';
 	if (strlen(t->name) != namelen ||

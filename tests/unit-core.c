@@ -1956,9 +1956,40 @@ test_breaker_probe_recorded_twice(void)
 	CHECK_EQ(r.state, STATE_OPEN);
 }
 
+/* A run's duration is stored within what the decoder accepts. */
+static void
+test_breaker_duration_bounded(void)
+{
+	struct cb_policy	p;
+	struct cb_record	r, back;
+	struct cb_ticket	t;
+	struct cb_run		run;
+	struct cb_effects	fx;
+	struct cb_env		env = env_at(T0);
+	struct cb_buf		b = { 0 };
+	struct cb_err		err;
+
+	policy_defaults(&p);
+	record_init(&r, T0);
+	t = admit_at(&r, &p, T0, 1);
+	memset(&run, 0, sizeof run);
+	run.outcome = OUTCOME_SUCCESS;
+	run.duration_ms = INT64_MAX;
+	breaker_record(&r, &p, &env, &t, &run, &fx);
+	CHECK_EQ(r.last_duration_ms, (int64_t)1 << 53);
+	record_encode(&r, &b);
+	CHECK_EQ(record_decode(b.data, b.len, &back, &err), RECORD_OK);
+	t = admit_at(&r, &p, T0, 2);
+	run.duration_ms = -5;
+	breaker_record(&r, &p, &env, &t, &run, &fx);
+	CHECK_EQ(r.last_duration_ms, 0);
+	buf_free(&b);
+}
+
 void
 test_breaker(void)
 {
+	test_breaker_duration_bounded();
 	test_breaker_probe_recorded_twice();
 	test_breaker_history();
 	test_breaker_admit_closed();

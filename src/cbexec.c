@@ -3,10 +3,12 @@
  * git does), finds the command in the table, runs it, and releases what
  * the command opened.  Everything else lives in the cmd-*.c files.
  */
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 
@@ -34,6 +36,27 @@ usage(FILE *f)
 	    "See cbexec(1) and cbexec.conf(5).\n");
 }
 
+/*
+ * Started with stdin, stdout or stderr closed, cbexec would hand those
+ * numbers to the first files it opens, and a token, a message or the
+ * command's output could land in the state file.  Fill them with
+ * /dev/null first, as OpenBSD's userland does.
+ */
+static int
+std_fds(void)
+{
+	int	fd;
+
+	for (;;) {
+		if ((fd = open("/dev/null", O_RDWR)) == -1)
+			return -1;
+		if (fd > STDERR_FILENO) {
+			(void)close(fd);
+			return 0;
+		}
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -50,6 +73,10 @@ main(int argc, char **argv)
 	const struct cmd_entry		*e;
 	int				 ch, status;
 
+	if (std_fds() == -1) {
+		cmd_warn("cannot open /dev/null");
+		return EXIT_CBEXEC;
+	}
 	memset(&ctx, 0, sizeof ctx);
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "+c:s:qvhV", longopts,

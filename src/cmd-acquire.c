@@ -15,6 +15,7 @@
  * more than forge a token).
  */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -281,8 +282,20 @@ cmd_acquire_exec(struct cb_ctx *ctx, int argc, char **argv)
 		cmd_warnx("%s: admitted (%s, epoch %llu)", name,
 		    tok.probe ? "probe" : "closed",
 		    (unsigned long long)tok.epoch);
+	/* A reader gone is an error to handle here, not a SIGPIPE. */
+	(void)signal(SIGPIPE, SIG_IGN);
 	if (printf("%s\n", text) < 0 || fflush(stdout) == EOF) {
 		cmd_warn("acquire: cannot print the token");
+		/* Nobody has the token: give its probe slot back at once. */
+		if (st.ticket.probe) {
+			st.run.outcome = OUTCOME_IGNORED;
+			st.run.exit_code = -1;
+			if (store_update(store, name, cmd_record_cb, &st,
+			    &err) == -1)
+				cmd_warnx("%s", err.msg);
+			else
+				cmd_transitions(ctx, name, &st.fx);
+		}
 		return EXIT_FAIL;
 	}
 	return EXIT_OK;

@@ -465,9 +465,16 @@ holder_alive(const struct cb_slot *s, void *arg)
 		    HOLDER_UNKNOWN : HOLDER_DEAD;
 	if (s->pid <= 0)
 		return HOLDER_UNKNOWN;
-	if (clock_proc_start(s->pid) != s->start_time)
-		return HOLDER_DEAD;
-	return HOLDER_ALIVE;
+	if (clock_proc_start(s->pid) == s->start_time)
+		return HOLDER_ALIVE;
+	/*
+	 * A process of another user may be hidden from us (/proc mounted
+	 * with hidepid): one that exists but is not ours to signal cannot be
+	 * judged, so its lease decides.
+	 */
+	if (kill(s->pid, 0) == -1 && errno == EPERM)
+		return HOLDER_UNKNOWN;
+	return HOLDER_DEAD;
 }
 
 void

@@ -276,3 +276,14 @@ STATE='[.state, .epoch, .consecutive_failures, .calls, .successes,
 	assert_output --partial 'acquire'
 	assert_output --partial 'release'
 }
+
+@test "a token nobody could receive gives its probe slot back at once" {
+	run -0 cb trip x --for 100ms
+	sleep 0.2
+	"$CBEXEC" acquire x >/dev/full 2>err && rc=0 || rc=$?
+	assert_equal "$rc" 1
+	grep -q 'cannot print the token' err
+	# The one slot is free again: the next acquire is admitted.
+	run -0 cb acquire x
+	assert_output --regexp '^cb1-'
+}

@@ -101,3 +101,12 @@ teardown() {
 	kill -TERM "$(cat cb.pid)"
 	bg_wait a
 }
+
+@test "started with stdin and stderr closed, cbexec writes no message into its state file" {
+	run -0 cb trip x
+	# The refusal line goes to fd 2: it must not be the state file.
+	"$CBEXEC" run x -- true <&- 2>&- && rc=0 || rc=$?
+	assert_equal "$rc" 75
+	run -0 cb status --json
+	run -1 grep -c 'circuit open' "$CBEXEC_STATE"
+}

@@ -169,7 +169,7 @@ read_text(const char *path, int required, char **out, size_t *outlen,
 {
 	struct stat	 st;
 	char		*text;
-	size_t		 len = 0;
+	size_t		 len = 0, cap;
 	ssize_t		 n;
 	int		 fd;
 
@@ -199,9 +199,17 @@ read_text(const char *path, int required, char **out, size_t *outlen,
 		return -1;
 	}
 
-	text = xmalloc(CONFIG_MAX_SIZE + 2);
+	/* Sized from the file, grown if it grew, never past the limit. */
+	cap = st.st_size > 0 && st.st_size < CONFIG_MAX_SIZE ?
+	    (size_t)st.st_size + 2 : 4096;
+	text = xmalloc(cap);
 	for (;;) {
-		n = read(fd, text + len, CONFIG_MAX_SIZE + 1 - len);
+		if (cap - len < 2) {
+			cap = cap * 2 > CONFIG_MAX_SIZE + 2 ?
+			    CONFIG_MAX_SIZE + 2 : cap * 2;
+			text = xrealloc(text, cap);
+		}
+		n = read(fd, text + len, cap - 1 - len);
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1) {

@@ -208,9 +208,14 @@ fail:
 static int
 lmdb_reserve_lock(const char *lockpath, mode_t mode)
 {
-	mode_t	omask;
-	int	fd, rc;
+	struct stat	st;
+	mode_t		omask;
+	int		fd, rc;
 
+	/* The common case: a lock file whose blocks are all there. */
+	if (stat(lockpath, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (long long)st.st_blocks * 512 >= LMDB_LOCK_BYTES)
+		return 0;
 	omask = umask(0);
 	fd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY, mode);
 	umask(omask);

@@ -92,7 +92,7 @@ admin_parse(const struct cmd_entry *e, int argc, char **argv,
 	return 0;
 }
 
-void
+static void
 admin_reason(const char *what, const struct admin_args *a, char *buf,
     size_t len)
 {

@@ -50,13 +50,6 @@ fill_self(struct cmd_call *c)
 	st->have_self = 1;
 }
 
-/* Seconds, rounded up, as "23s" or "4m10s". */
-static void
-format_retry(int64_t ms, char *buf, size_t len)
-{
-	format_duration((ms + 999) / 1000 * 1000, buf, len);
-}
-
 void
 run_refusal(struct cb_ctx *ctx, const char *name, const struct cb_ticket *t)
 {
@@ -65,7 +58,7 @@ run_refusal(struct cb_ctx *ctx, const char *name, const struct cb_ticket *t)
 	if (ctx->quiet)
 		return;
 	if (t->state == STATE_OPEN) {
-		format_retry(t->retry_in_ms, retry, sizeof retry);
+		cmd_format_wait(t->retry_in_ms, retry, sizeof retry);
 		cmd_warnx("%s: circuit open, retry in %s (%s)", name, retry,
 		    t->why);
 	} else

@@ -193,7 +193,7 @@ retry_in(const struct cb_record *r, int64_t now, char *buf, size_t len)
 	else if ((ms = r->open_until_ms - now) <= 0)
 		snprintf(buf, len, "now");
 	else
-		format_duration((ms + 999) / 1000 * 1000, buf, len);
+		cmd_format_wait(ms, buf, len);
 }
 
 /* A stored run mark as the strip shows it.  A timeout shows as such

@@ -460,8 +460,7 @@ holder_alive(const struct cb_slot *s, void *arg)
 	struct cb_ctx	*ctx = arg;
 
 	if (memcmp(s->boot_id, cmd_boot_id(ctx), sizeof s->boot_id) != 0)
-		return ctx->store != NULL &&
-		    strcmp(ctx->store->ops->kind, "redis") == 0 ?
+		return ctx->store != NULL && ctx->store->ops->multi_host ?
 		    HOLDER_UNKNOWN : HOLDER_DEAD;
 	if (s->pid <= 0)
 		return HOLDER_UNKNOWN;
@@ -528,4 +527,10 @@ cmd_record_cb(const uint8_t *old, size_t oldlen, struct cb_buf *out,
 	    &c->run, &c->fx);
 	record_encode(&c->rec, out);
 	return STORE_PUT;
+}
+
+void
+cmd_format_wait(int64_t ms, char *buf, size_t len)
+{
+	format_duration((ms + 999) / 1000 * 1000, buf, len);
 }

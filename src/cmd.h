@@ -108,6 +108,9 @@ int	cmd_policy(struct cb_ctx *, const char *name, struct policy_builder *);
  */
 int	cmd_name_valid(const char *, struct cb_err *);
 
+/* A wait as users read it: whole seconds, rounded up ("23s", "4m10s"). */
+void	cmd_format_wait(int64_t, char *, size_t);
+
 /* Who is acting, for manual transitions: the user name, or "uid N". */
 const char	*cmd_user(void);
 
@@ -193,9 +196,6 @@ struct admin_args {
  */
 int	admin_parse(const struct cmd_entry *, int, char **,
 	    struct admin_args *);
-/* "manual trip by alice: deploy" */
-void	admin_reason(const char *what, const struct admin_args *, char *,
-	    size_t);
 
 /*
  * Apply fn to each name of a, one store update per name, with NAME's

@@ -217,6 +217,7 @@ static void	redis_close(struct store *);
 
 static const struct store_ops redis_ops = {
 	.kind = "redis",
+	.multi_host = 1,
 	.update = redis_update,
 	.get = redis_get,
 	.each = redis_each,

@@ -113,6 +113,10 @@ struct store;
 
 struct store_ops {
 	const char	*kind;	/* "lmdb", "redis" */
+	/* Records shared by processes of several hosts: a probe holder
+	 * from another boot may be alive elsewhere, and only its lease can
+	 * tell.  0: one host, where another boot's holder is gone. */
+	int		 multi_host;
 	/* Atomic read-modify-write of NAME's record.  A STORE_PUT that
 	 * creates the record in a bounded store first evicts (see above);
 	 * s->evicted then lists the victims (n is 0 otherwise). */

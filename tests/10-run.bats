@@ -82,7 +82,8 @@ finish() {
 	run -124 cb run x -t 200ms -- sleep 10
 	elapsed=$(($(now_ms) - start))
 	assert [ "$elapsed" -ge 200 ]
-	assert [ "$elapsed" -lt 3000 ]
+	# Well before the command itself would have ended, whatever the load.
+	assert [ "$elapsed" -lt 9000 ]
 }
 
 @test "timeout from the config applies" {
@@ -123,7 +124,7 @@ finish() {
 	run -124 cb run x -t 200ms -k 200ms -- sh -c "trap '' TERM; sleep 10"
 	elapsed=$(($(now_ms) - start))
 	assert [ "$elapsed" -ge 400 ]
-	assert [ "$elapsed" -lt 3000 ]
+	assert [ "$elapsed" -lt 9000 ]
 }
 
 @test "a timeout reaches the command's children too" {

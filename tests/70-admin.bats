@@ -177,10 +177,9 @@ EOF
 	mkfifo fifo
 	sleep 30 >fifo 3>&- &
 	echo "$!" >writer.pid
-	local start
-	start=$(now_ms)
+	# Were the fifo its stdin, cat would block until the hook is killed at
+	# 5s, before it could log anything.
 	run -0 cb trip x <fifo
-	assert [ "$(($(now_ms) - start))" -lt 2000 ]
 	WAIT_S=2 wait_for test -s hook.log
 }
 

@@ -276,7 +276,7 @@ _cbexec() {
 		;;
 	gc)
 		[[ $prev == --idle ]] && return
-		[[ $cur == -* ]] && _cbexec_reply '--idle --help'
+		[[ $cur == -* ]] && _cbexec_reply '--idle --dry-run --help'
 		;;
 	config)
 		for ((j = ci + 1; j < cword; j++)); do

@@ -232,6 +232,7 @@ complete -c cbexec -n '__cbexec_using acquire; and test (__cbexec_noperands) = 0
 
 # gc, release, config, help
 complete -c cbexec -n '__cbexec_using gc' -l idle -x -d 'unused for at least DURATION'
+complete -c cbexec -n '__cbexec_using gc' -l dry-run -d 'list what would be removed'
 complete -c cbexec -n '__cbexec_using release; and test (__cbexec_noperands) = 1' -a 'success failure ignore' -d outcome
 complete -c cbexec -n '__cbexec_using config; and test (__cbexec_noperands) = 0' -a 'check show'
 complete -c cbexec -n '__cbexec_using config; and test (__cbexec_noperands) = 1; and contains show (commandline -opc)' -a '(__cbexec_names)' -d breaker

@@ -1,6 +1,6 @@
 /*
- * cmd-forget.c: `cbexec forget NAME...`: remove breakers and all they
- * remember.  A run in flight when its breaker is forgotten counts nowhere.
+ * cmd-forget.c: `cbexec forget NAME|GLOB...`: remove breakers and all
+ * they remember.  A run in flight when its breaker is forgotten counts nowhere.
  */
 #include <stdio.h>
 #include <string.h>
@@ -28,10 +28,12 @@ static int
 cmd_forget_exec(struct cb_ctx *ctx, int argc, char **argv)
 {
 	struct admin_args	 a = { 0 };
+	struct admin_targets	 t;
 	struct forget_step	 st;
 	struct cb_err		 err;
 	struct store		*store;
-	int			 i, r, status = EXIT_OK;
+	size_t			 i;
+	int			 r, status = EXIT_OK;
 
 	if ((r = admin_parse(&cmd_forget_entry, argc, argv, &a)) != 0)
 		return r == 1 ? EXIT_OK : EXIT_USAGE;
@@ -39,24 +41,38 @@ cmd_forget_exec(struct cb_ctx *ctx, int argc, char **argv)
 		cmd_warnx("%s", err.msg);
 		return EXIT_FAIL;
 	}
-	for (i = 0; i < a.nnames; i++) {
+	if ((r = admin_targets(ctx, store, &a, &t)) == -1)
+		return EXIT_FAIL;
+	if (r == 1)
+		status = EXIT_FAIL;
+	for (i = 0; i < t.n; i++) {
 		memset(&st, 0, sizeof st);
-		if (store_update(store, a.names[i], forget_cb, &st,
+		if (store_update(store, t.v[i].name, forget_cb, &st,
 		    &err) == -1) {
 			cmd_warnx("%s", err.msg);
 			status = EXIT_FAIL;
-		} else if (!st.found) {
-			cmd_warnx("no such breaker '%s'", a.names[i]);
+		} else if (st.found)
+			admin_done(ctx, &t.v[i]);
+		else if (t.v[i].exact) {
+			cmd_warnx("no such breaker '%s'", t.v[i].name);
 			status = EXIT_FAIL;
 		}
+	}
+	admin_targets_free(&t);
+	if (fflush(stdout) == EOF) {
+		cmd_warn("forget: stdout");
+		status = EXIT_FAIL;
 	}
 	return status;
 }
 
 const struct cmd_entry cmd_forget_entry = {
 	"forget",
-	"NAME...",
+	"NAME|GLOB...",
 	"remove breakers and their history",
-	"Removes each NAME from the state file.\n",
+	"Removes each NAME from the state file; a NAME that is not there\n"
+	"exits 1.  A GLOB (fnmatch pattern: *, ? or [) removes every breaker\n"
+	"it matches, naming each on stdout (not with -q); one that matches\n"
+	"nothing exits 1.\n",
 	cmd_forget_exec
 };

@@ -1,11 +1,12 @@
 /*
- * cmd-gc.c: `cbexec gc [--idle D]`: remove the closed breakers nobody has
+ * cmd-gc.c: `cbexec gc [--idle D] [--dry-run]`: remove the closed breakers nobody has
  * used (run, check, acquire, release or an admin command) for D, default
  * 30 days.  Open and half-open breakers are kept whatever their age: they
  * hold an outage's state, and an operator asked for it.  So is a record
  * this cbexec cannot read (a newer version): gc never deletes what it
  * does not understand.  Prints each removed name on stdout, one a line
  * (nothing with -q), and exits 0; 1 when the state cannot be used.
+ * --dry-run prints the names gc would remove now and removes nothing.
  */
 #include <sys/stat.h>
 
@@ -23,6 +24,7 @@
 struct gc_step {
 	int64_t		cutoff_ms;	/* last used before this: remove */
 	unsigned long	unreadable;	/* kept because unreadable */
+	int		quiet;		/* --dry-run: print nothing */
 };
 
 static int
@@ -43,11 +45,24 @@ gc_cb(const char *name, size_t namelen, const uint8_t *data, size_t len,
 	return state == STATE_CLOSED && used < st->cutoff_ms;
 }
 
+/* --dry-run: the names gc_cb would pick, from one snapshot. */
+static int
+gc_dry_cb(const char *name, size_t namelen, const uint8_t *data, size_t len,
+    void *arg, struct cb_err *err)
+{
+	struct gc_step	*st = arg;
+
+	if (gc_cb(name, namelen, data, len, arg, err) == 1 && !st->quiet)
+		printf("%.*s\n", (int)namelen, name);
+	return 0;
+}
+
 static int
 cmd_gc_exec(struct cb_ctx *ctx, int argc, char **argv)
 {
 	static const struct option	 longopts[] = {
 		{ "idle",	required_argument,	NULL, 'i' },
+		{ "dry-run",	no_argument,		NULL, 'n' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL,		0,			NULL, 0 }
 	};
@@ -59,7 +74,7 @@ cmd_gc_exec(struct cb_ctx *ctx, int argc, char **argv)
 	const char			*path;
 	int64_t				 idle = GC_IDLE_DEFAULT;
 	size_t				 off;
-	int				 ch, status = EXIT_OK;
+	int				 ch, dry = 0, status = EXIT_OK;
 
 	optind = 0;
 	opterr = 0;
@@ -70,6 +85,9 @@ cmd_gc_exec(struct cb_ctx *ctx, int argc, char **argv)
 				cmd_warnx("gc: --idle: %s", err.msg);
 				return EXIT_USAGE;
 			}
+			break;
+		case 'n':
+			dry = 1;
 			break;
 		case 'h':
 			printf("usage: cbexec gc %s\n%s", cmd_gc_entry.usage,
@@ -102,6 +120,14 @@ cmd_gc_exec(struct cb_ctx *ctx, int argc, char **argv)
 
 	memset(&st, 0, sizeof st);
 	st.cutoff_ms = clock_wall_ms() - idle;
+	st.quiet = ctx->quiet;
+	if (dry) {
+		if (store_each(store, gc_dry_cb, &st, &err) == -1) {
+			cmd_warnx("%s", err.msg);
+			status = EXIT_FAIL;
+		}
+		goto out;
+	}
 	/* On failure, what was removed before it is still gone: list it. */
 	if (store_prune(store, gc_cb, &st, &removed, &err) == -1) {
 		cmd_warnx("%s", err.msg);
@@ -111,6 +137,7 @@ cmd_gc_exec(struct cb_ctx *ctx, int argc, char **argv)
 	    off) + 1)
 		if (!ctx->quiet)
 			printf("%s\n", (char *)removed.data + off);
+out:
 	if (st.unreadable > 0 && !ctx->quiet)
 		cmd_warnx("gc: kept %lu record%s this cbexec cannot read",
 		    st.unreadable, st.unreadable == 1 ? "" : "s");
@@ -124,9 +151,10 @@ cmd_gc_exec(struct cb_ctx *ctx, int argc, char **argv)
 
 const struct cmd_entry cmd_gc_entry = {
 	"gc",
-	"[--idle D]",
+	"[--idle D] [--dry-run]",
 	"remove closed breakers unused for a while",
-	"      --idle D  unused for longer than D (default 30d)\n"
+	"      --idle D   unused for longer than D (default 30d)\n"
+	"      --dry-run  print what would be removed; remove nothing\n"
 	"Removes closed breakers not used (run, check, acquire, release,\n"
 	"reset, trip) for D and prints their names, one a line.  Open and\n"
 	"half-open breakers are never removed.\n",

@@ -1,6 +1,6 @@
 /*
- * cmd-reset.c: `cbexec reset NAME... [--reason TEXT]`: close breakers by
- * hand, clearing their failure counts and backoff.
+ * cmd-reset.c: `cbexec reset NAME|GLOB... [--reason TEXT]`: close
+ * breakers by hand, clearing their failure counts and backoff.
  */
 #include <stdio.h>
 
@@ -29,9 +29,12 @@ cmd_reset_exec(struct cb_ctx *ctx, int argc, char **argv)
 
 const struct cmd_entry cmd_reset_entry = {
 	"reset",
-	"NAME... [--reason TEXT]",
+	"NAME|GLOB... [--reason TEXT]",
 	"close breakers by hand",
 	"      --reason TEXT  why, kept with the transition\n"
-	"Closes each NAME, clearing its failure counts and backoff.\n",
+	"Closes each NAME, clearing its failure counts and backoff; a NAME\n"
+	"that is not there exits 1.  A GLOB (fnmatch pattern: *, ? or [)\n"
+	"closes every breaker it matches, naming each on stdout (not with\n"
+	"-q); one that matches nothing exits 1.\n",
 	cmd_reset_exec
 };

@@ -1,7 +1,7 @@
 /*
- * cmd-trip.c: `cbexec trip NAME... [--for D] [--reason TEXT]`: open
- * breakers by hand, for a maintenance window or a known outage.  A name
- * not yet known is created open.
+ * cmd-trip.c: `cbexec trip NAME|GLOB... [--for D] [--reason TEXT]`: open
+ * breakers by hand, for a maintenance window or a known outage.  A NAME
+ * not yet known is created open; a GLOB opens the breakers it matches.
  */
 #include <stdio.h>
 
@@ -29,12 +29,15 @@ cmd_trip_exec(struct cb_ctx *ctx, int argc, char **argv)
 
 const struct cmd_entry cmd_trip_entry = {
 	"trip",
-	"NAME... [--for D] [--reason TEXT]",
+	"NAME|GLOB... [--for D] [--reason TEXT]",
 	"open breakers by hand",
 	"      --for D        stay open for D (default: the current "
 	"cool-down)\n"
 	"      --reason TEXT  why, kept with the transition\n"
 	"Opens each NAME (creating it if unknown); the usual half-open cycle\n"
-	"follows.  Calls running under the old state are counted as stale.\n",
+	"follows.  Calls running under the old state are counted as stale.\n"
+	"A GLOB (fnmatch pattern: *, ? or [) opens every existing breaker it\n"
+	"matches, naming each on stdout (not with -q); one that matches\n"
+	"nothing exits 1.\n",
 	cmd_trip_exec
 };

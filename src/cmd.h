@@ -186,21 +186,47 @@ struct admin_args {
 	int		  want_for;	/* --for allowed */
 	const char	 *reason;
 	int64_t		  for_ms;
-	char		**names;
+	char		**names;	/* operands: NAMEs and GLOBs */
 	int		  nnames;
 };
 
 /*
- * Parse argv (argv[0] the command name) into a, checking every NAME.
- * Returns 0; 1 after printing --help; -1 after printing a usage error.
+ * Parse argv (argv[0] the command name) into a, checking every NAME (an
+ * operand with *, ? or [ is a GLOB, an fnmatch(3) pattern).  Returns 0; 1
+ * after printing --help; -1 after printing a usage error.
  */
 int	admin_parse(const struct cmd_entry *, int, char **,
 	    struct admin_args *);
 
+/* The breakers the operands of a command name (admin_targets). */
+struct admin_target {
+	char	*name;
+	int	 exact;		/* given as a NAME (else only matched) */
+};
+struct admin_targets {
+	struct admin_target	*v;
+	size_t			 n;
+};
+
 /*
- * Apply fn to each name of a, one store update per name, with NAME's
- * policy and reason "manual WHAT by USER[: TEXT]".  A name with no record is
- * created when create is set, else reported.  Returns the exit status.
+ * Turn a's operands into breakers, in name order, each once: an exact
+ * NAME as given, a GLOB into the existing breakers it matches (read from
+ * store in one pass).  A GLOB matching nothing is reported ("no breaker
+ * matches 'GLOB'") and makes the result 1.  Returns 0, 1, or -1 after
+ * printing a store error.  t is filled in every case; free it with
+ * admin_targets_free().
+ */
+int	admin_targets(struct cb_ctx *, struct store *,
+	    const struct admin_args *, struct admin_targets *);
+void	admin_targets_free(struct admin_targets *);
+/* Name a breaker a GLOB matched, once it is done (stdout, not with -q). */
+void	admin_done(struct cb_ctx *, const struct admin_target *);
+
+/*
+ * Apply fn to each breaker a names (admin_targets), one store update per
+ * breaker, with its policy and reason "manual WHAT by USER[: TEXT]".  An
+ * exact NAME with no record is created when create is set, else reported;
+ * a matched breaker gone meanwhile is skipped.  Returns the exit status.
  */
 struct cb_record;
 struct cb_effects;

@@ -101,7 +101,7 @@ load helper
 	run -2 cb trip 'a b'
 	assert_output --partial 'byte 0x20'
 	run -2 cb reset 'a;b'
-	run -2 cb forget 'a*b'
+	run -2 cb forget 'a;b'
 	run -2 cb check 'a b'
 }
 

@@ -82,7 +82,7 @@ setup() {
 	run -0 comp cbexec reset --
 	assert_output "$(printf '%s\n' --help --reason)"
 	run -0 comp cbexec gc --
-	assert_output "$(printf '%s\n' --help --idle)"
+	assert_output "$(printf '%s\n' --dry-run --help --idle)"
 	run -0 comp cbexec acquire --
 	assert_output "$(printf '%s\n' --help --lease)"
 	run -0 comp cbexec run db --

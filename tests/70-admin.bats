@@ -138,6 +138,74 @@ load helper
 	assert_output b
 }
 
+@test "a GLOB resets the breakers it matches, naming each; others stay as they were" {
+	run -0 cb trip api-1 api-2 db
+	run -0 cb reset 'api-*'
+	assert_output "$(printf 'api-1\napi-2')"
+	assert_equal "$(json_field api-1 state)/$(json_field api-2 state)/$(json_field db state)" closed/closed/open
+	# Manual reset of each matched breaker, with the reason.
+	run -0 cb status api-2
+	assert_output --partial "manual reset by $(id -un)"
+}
+
+@test "a GLOB trips only existing breakers; an exact NAME still creates one" {
+	ok_n web-1 1
+	ok_n web-2 1
+	run -0 cb trip 'web-?' new --reason 'rack move'
+	assert_output "$(printf 'web-1\nweb-2')"
+	assert_equal "$(json_field web-1 state)/$(json_field web-2 state)/$(json_field new state)" open/open/open
+	run -0 cb status --names
+	assert_output "$(printf 'new\nweb-1\nweb-2')"
+	run -0 cb status web-1
+	assert_output --partial 'rack move'
+}
+
+@test "a GLOB forgets the breakers it matches; [ ] classes work" {
+	run -0 cb trip a1 a2 a3 b1
+	run -0 cb forget 'a[12]'
+	assert_output "$(printf 'a1\na2')"
+	run -0 cb status --names
+	assert_output "$(printf 'a3\nb1')"
+}
+
+@test "-q: a GLOB acts without naming the breakers" {
+	run -0 cb trip x1 x2
+	run -0 cb -q reset 'x*'
+	assert_output ''
+	assert_equal "$(json_field x1 state)/$(json_field x2 state)" closed/closed
+	run -0 cb -q forget 'x*'
+	assert_output ''
+	run -0 cb status --names
+	assert_output ''
+}
+
+@test "a GLOB matching nothing exits 1 naming it; the other operands are still done" {
+	run -0 cb trip a
+	for c in trip reset forget; do
+		run -1 cb "$c" 'nomatch-*'
+		assert_output "cbexec: no breaker matches 'nomatch-*'"
+	done
+	run -0 cb status --names
+	assert_output a
+	run -1 cb reset 'nomatch-*' a
+	assert_output "cbexec: no breaker matches 'nomatch-*'"
+	assert_equal "$(json_field a state)" closed
+}
+
+@test "a breaker named twice, or matched by two GLOBs, is acted on once" {
+	run -0 cb trip a1 a2
+	run -0 cb reset 'a*' 'a?' a1
+	# a1 was given exactly: only a2 is named.
+	assert_output a2
+	# One reset each: the epoch moved once (trip, reset).
+	assert_equal "$(json_field a1 epoch)/$(json_field a2 epoch)" 2/2
+}
+
+@test "a GLOB with a control byte is a usage error (2)" {
+	run -2 cb forget "$(printf 'a*\tb')"
+	assert_output --partial 'byte 0x09'
+}
+
 @test "reset or forget with one unknown name among known ones exits 1" {
 	run -0 cb trip a b
 	run -1 cb reset a nosuch

@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
-# 75-gc: `cbexec gc [--idle D]` removes closed breakers unused for D
-# (default 30d), prints their names, and never removes an open or half-open
-# one; check counts as a use, written at most once a minute.
+# 75-gc: `cbexec gc [--idle D] [--dry-run]` removes closed breakers unused
+# for D (default 30d), prints their names, and never removes an open or
+# half-open one; check counts as a use, written at most once a minute.
+# --dry-run prints the same names and removes nothing.
 
 load helper
 
@@ -24,6 +25,28 @@ load helper
 	# The removed names start afresh.
 	run -0 cb run old -- true
 	assert_equal "$(json_field old calls)" 1
+}
+
+@test "gc --dry-run lists what gc would remove, one a line, and removes nothing" {
+	AT=-2d ok_n old 1
+	AT=-3d ok_n older 1
+	AT=-3d fail_n down 5
+	ok_n new 1
+	run -0 cb gc --dry-run --idle 1d
+	assert_output "$(printf 'old\nolder')"
+	run -0 cb status --names
+	assert_output "$(printf 'down\nnew\nold\nolder')"
+	run -0 cb -q gc --dry-run --idle 1d
+	assert_output ''
+	# What the dry run listed is what gc then removes.
+	run -0 cb gc --idle 1d
+	assert_output "$(printf 'old\nolder')"
+}
+
+@test "gc --dry-run on a missing state file prints nothing and creates nothing" {
+	run -0 cb gc --dry-run
+	assert_output ''
+	assert [ ! -e "$CBEXEC_STATE" ]
 }
 
 @test "gc's default is 30 days" {
@@ -122,7 +145,9 @@ load helper
 	assert_output --partial -- '--idle'
 	run -2 cb gc --idle
 	run -2 cb gc --bogus
+	run -2 cb gc --dry-run=yes
 	run -0 cb gc --help
+	assert_output --partial -- '--dry-run'
 	assert_output --partial 'usage: cbexec gc'
 }
 

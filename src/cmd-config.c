@@ -1,15 +1,119 @@
 /*
- * cmd-config.c: `cbexec config check` and `cbexec config show NAME`.
+ * cmd-config.c: `cbexec config check` and `cbexec config show [NAME]`.
  * check reads the config file the way every command does and reports every
- * problem in it, not only the first.  show prints NAME's effective policy,
- * one key a line with its value as the file would spell it and where it
- * came from (built-in, FILE:LINE, command line); it takes run's options
- * after NAME, so that one can see what a command line would give.
+ * problem in it, not only the first.  show NAME prints NAME's effective
+ * policy, one key a line with its value as the file would spell it and
+ * where it came from (built-in, FILE:LINE, command line); it takes run's
+ * options after NAME, so that one can see what a command line would give.
+ * show alone prints where everything is: the config file (or the paths
+ * searched), the state and its store, the top-level settings and the
+ * breakers entries, each with its origin.  Both print three columns sized
+ * to their widest cell, so that a long code list does not push the origin
+ * out of line.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
+
+/* One line of config show: KEY VALUE ORIGIN. */
+struct show_row {
+	char	key[64];
+	char	value[1100];
+	char	origin[600];
+};
+
+struct show_table {
+	struct show_row	*v;
+	size_t		 n;
+	size_t		 cap;
+};
+
+static struct show_row *
+show_add(struct show_table *t, const char *key, const char *origin)
+{
+	struct show_row	*r;
+
+	if (t->n == t->cap) {
+		t->cap = t->cap == 0 ? 32 : t->cap * 2;
+		t->v = xrealloc(t->v, t->cap * sizeof *t->v);
+	}
+	r = &t->v[t->n++];
+	snprintf(r->key, sizeof r->key, "%s", key);
+	snprintf(r->origin, sizeof r->origin, "%s", origin);
+	r->value[0] = '\0';
+	return r;
+}
+
+/*
+ * Print t: the key column at least 20 wide and the value column at least
+ * 24 (the 0.1 layout, which short values keep), each widened to its
+ * widest cell.
+ */
+static int
+show_print(const char *what, struct show_table *t)
+{
+	size_t	i, kw = 20, vw = 24;
+
+	for (i = 0; i < t->n; i++) {
+		if (strlen(t->v[i].key) > kw)
+			kw = strlen(t->v[i].key);
+		if (strlen(t->v[i].value) > vw)
+			vw = strlen(t->v[i].value);
+	}
+	for (i = 0; i < t->n; i++)
+		printf("%-*s %-*s %s\n", (int)kw, t->v[i].key, (int)vw,
+		    t->v[i].value, t->v[i].origin);
+	free(t->v);
+	memset(t, 0, sizeof *t);
+	if (fflush(stdout) == EOF) {
+		cmd_warn("%s", what);
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+/* s as a libconfig string: quoted, with \ " and control bytes escaped. */
+static void
+show_quote(const char *s, char *buf, size_t len)
+{
+	size_t	o = 0;
+	int	n;
+
+	if (len < 3) {
+		buf[0] = '\0';
+		return;
+	}
+	buf[o++] = '"';
+	for (; *s != '\0' && o + 6 < len; s++) {
+		if (*s == '"' || *s == '\\')
+			n = snprintf(buf + o, len - o, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			n = snprintf(buf + o, len - o, "\\x%02x",
+			    (unsigned char)*s);
+		else
+			n = snprintf(buf + o, len - o, "%c", *s);
+		if (n < 0 || (size_t)n >= len - o)
+			break;
+		o += (size_t)n;
+	}
+	buf[o++] = '"';
+	buf[o] = '\0';
+}
+
+/* Where top-level KEY came from: FILE:LINE or built-in. */
+static const char *
+show_origin(const struct cb_config *cfg, const char *key, char *buf,
+    size_t len)
+{
+	unsigned int	line;
+
+	if (cfg->path == NULL || (line = config_line(cfg, key)) == 0)
+		return "built-in";
+	snprintf(buf, len, "%s:%u", cfg->path, line);
+	return buf;
+}
 
 static int
 config_help(void)
@@ -44,11 +148,132 @@ config_check_cmd(struct cb_ctx *ctx, int argc, char **argv)
 	if (!ctx->quiet) {
 		if (cfg.path != NULL)
 			printf("%s: ok\n", cfg.path);
-		else
+		else {
 			printf("no config file: built-in defaults\n");
+			for (i = 0; i < cfg.nsearched; i++)
+				printf("searched %s: not found\n",
+				    cfg.searched[i]);
+		}
 	}
 	config_free(&cfg);
 	return EXIT_OK;
+}
+
+static const char *const show_sync[] = { "full", "meta", "none" };
+static const char *const show_store_error[] = { "open", "closed" };
+static const char *const show_log[] = { "syslog", "stderr", "none" };
+static const char *const show_fallback[] = { "local", "none" };
+
+/* config show with no NAME: where everything is. */
+static int
+config_show_all(struct cb_ctx *ctx)
+{
+	struct cb_config	*cfg = &ctx->cfg;
+	struct show_table	 t = { 0 };
+	struct show_row		*row;
+	const char		*state, *env;
+	char			 o[600], q[1100];
+	size_t			 i, off;
+
+	if (cmd_config(ctx) == -1 || (state = cmd_state_path(ctx)) == NULL)
+		return EXIT_FAIL;
+
+	switch (cfg->source) {
+	case CONFIG_OPTION:
+		row = show_add(&t, "config", "command line (-c)");
+		break;
+	case CONFIG_ENV:
+		row = show_add(&t, "config", "$CBEXEC_CONFIG");
+		break;
+	default:
+		row = show_add(&t, "config", "searched");
+		break;
+	}
+	snprintf(row->value, sizeof row->value, "%s", cfg->path != NULL ?
+	    cfg->path : "none: built-in defaults");
+	for (i = 0; i < cfg->nsearched; i++) {
+		row = show_add(&t, "searched", cfg->path != NULL &&
+		    strcmp(cfg->path, cfg->searched[i]) == 0 ? "found" :
+		    "not found");
+		snprintf(row->value, sizeof row->value, "%s",
+		    cfg->searched[i]);
+	}
+
+	/* The rules of cmd_state_path, in its order. */
+	env = getenv("CBEXEC_STATE");
+	if (ctx->state_path != NULL)
+		row = show_add(&t, "state", "command line (-s)");
+	else if (env != NULL && env[0] != '\0')
+		row = show_add(&t, "state", "$CBEXEC_STATE");
+	else if (cfg->state != NULL && cfg->state[0] != '\0')
+		row = show_add(&t, "state", show_origin(cfg, "state", o,
+		    sizeof o));
+	else
+		row = show_add(&t, "state", "built-in");
+	snprintf(row->value, sizeof row->value, "%s", state);
+	row = show_add(&t, "store", "the state path");
+	snprintf(row->value, sizeof row->value, "%s",
+	    store_is_redis(state) ? "redis" : "lmdb");
+
+	row = show_add(&t, "state_mode", show_origin(cfg, "state_mode", o,
+	    sizeof o));
+	snprintf(row->value, sizeof row->value, "\"%04o\"",
+	    (unsigned)cfg->state_mode);
+	row = show_add(&t, "sync", show_origin(cfg, "sync", o, sizeof o));
+	snprintf(row->value, sizeof row->value, "\"%s\"",
+	    show_sync[cfg->sync]);
+	row = show_add(&t, "max_breakers", show_origin(cfg, "max_breakers",
+	    o, sizeof o));
+	snprintf(row->value, sizeof row->value, "%lld", cfg->max_breakers);
+	row = show_add(&t, "on_store_error", show_origin(cfg,
+	    "on_store_error", o, sizeof o));
+	snprintf(row->value, sizeof row->value, "\"%s\"",
+	    show_store_error[cfg->on_store_error]);
+	row = show_add(&t, "log", show_origin(cfg, "log", o, sizeof o));
+	snprintf(row->value, sizeof row->value, "\"%s\"",
+	    show_log[cfg->log]);
+	row = show_add(&t, "on_transition", show_origin(cfg, "on_transition",
+	    o, sizeof o));
+	if (cfg->on_transition == NULL)
+		snprintf(row->value, sizeof row->value, "none");
+	else {
+		off = 0;
+		for (i = 0; cfg->on_transition[i] != NULL; i++) {
+			show_quote(cfg->on_transition[i], q, sizeof q);
+			if (off + strlen(q) + 8 >= sizeof row->value)
+				break;
+			off += (size_t)snprintf(row->value + off,
+			    sizeof row->value - off, "%s%s", i == 0 ? "[ " :
+			    ", ", q);
+		}
+		snprintf(row->value + off, sizeof row->value - off, " ]");
+	}
+	row = show_add(&t, "redis_prefix", show_origin(cfg, "redis_prefix",
+	    o, sizeof o));
+	show_quote(cfg->redis_prefix != NULL ? cfg->redis_prefix : "cbexec:",
+	    row->value, sizeof row->value);
+	row = show_add(&t, "store_timeout", show_origin(cfg, "store_timeout",
+	    o, sizeof o));
+	format_duration(cfg->store_timeout_ms, q, sizeof q);
+	snprintf(row->value, sizeof row->value, "\"%s\"", q);
+	row = show_add(&t, "fallback", show_origin(cfg, "fallback", o,
+	    sizeof o));
+	snprintf(row->value, sizeof row->value, "\"%s\"",
+	    show_fallback[cfg->fallback]);
+
+	row = show_add(&t, "defaults", show_origin(cfg, "defaults", o,
+	    sizeof o));
+	snprintf(row->value, sizeof row->value, "%zu value%s",
+	    cfg->defaults.nitems, cfg->defaults.nitems == 1 ? "" : "s");
+	for (i = 0; i < cfg->nbreakers; i++) {
+		snprintf(o, sizeof o, "%s:%u", cfg->path,
+		    cfg->breakers[i].line);
+		snprintf(q, sizeof q, "breakers[%zu]", i + 1);
+		row = show_add(&t, q, o);
+		show_quote(cfg->breakers[i].match, q, sizeof q);
+		snprintf(row->value, sizeof row->value, "match %s", q);
+	}
+	return show_print("config show", &t);
 }
 
 static int
@@ -56,13 +281,14 @@ config_show_cmd(struct cb_ctx *ctx, int argc, char **argv)
 {
 	struct policy_builder	 b;
 	struct run_opts		 ro;
+	struct show_table	 t = { 0 };
+	struct show_row		*row;
 	struct cb_err		 err;
-	char			 value[1100];
 	const char		*name;
 	int			 k, skip;
 
 	if (argc < 2)
-		return cmd_usage(&cmd_config_entry, EXIT_USAGE);
+		return config_show_all(ctx);
 	name = argv[1];
 	if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0)
 		return config_help();
@@ -90,15 +316,12 @@ config_show_cmd(struct cb_ctx *ctx, int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	for (k = 0; k < PK_COUNT; k++) {
-		policy_format(&b, (enum policy_key)k, value, sizeof value);
-		printf("%-20s %-24s %s\n", policy_key_name((enum policy_key)k),
-		    value, b.origin[k]);
+		row = show_add(&t, policy_key_name((enum policy_key)k),
+		    b.origin[k]);
+		policy_format(&b, (enum policy_key)k, row->value,
+		    sizeof row->value);
 	}
-	if (fflush(stdout) == EOF) {
-		cmd_warn("config show");
-		return EXIT_FAIL;
-	}
-	return EXIT_OK;
+	return show_print("config show", &t);
 }
 
 static int
@@ -118,10 +341,15 @@ cmd_config_exec(struct cb_ctx *ctx, int argc, char **argv)
 
 const struct cmd_entry cmd_config_entry = {
 	"config",
-	"check | show NAME [RUN-OPTIONS]",
-	"check the config file, or show NAME's effective policy",
+	"check | show [NAME [RUN-OPTIONS]]",
+	"check the config file, or show where things are or NAME's policy",
 	"  check            report every problem of the config file with its\n"
-	"                   FILE:LINE; exit 0 when there is none, 1 otherwise\n"
+	"                   FILE:LINE; exit 0 when there is none, 1 otherwise;\n"
+	"                   with no file, list the paths searched\n"
+	"  show             print where everything is: the config file (or\n"
+	"                   every path searched), the state and its store,\n"
+	"                   the top-level settings and the breakers entries\n"
+	"                   in order, each with where it came from\n"
 	"  show NAME        print NAME's effective policy: key, value, and\n"
 	"                   where it came from (built-in, FILE:LINE, command\n"
 	"                   line); run's options after NAME (-t, --preset,\n"

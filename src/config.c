@@ -105,6 +105,8 @@ config_free(struct cb_config *cfg)
 	free(cfg->path);
 	free(cfg->state);
 	free(cfg->redis_prefix);
+	for (i = 0; i < cfg->nsearched; i++)
+		free(cfg->searched[i]);
 	if (cfg->on_transition != NULL) {
 		for (i = 0; cfg->on_transition[i] != NULL; i++)
 			free(cfg->on_transition[i]);
@@ -888,6 +890,7 @@ load_breakers(struct loader *ld, const config_setting_t *list)
 			    "group, not %s", i + 1, type_name(e));
 			continue;
 		}
+		cfg->breakers[i].line = config_setting_source_line(e);
 		if (load_layer(ld, &cfg->breakers[i], e, 1) != 0)
 			bad = -1;
 		if (cfg->breakers[i].match == NULL &&
@@ -955,6 +958,10 @@ load_top(struct loader *ld, config_t *lc)
 	for (i = 0; i < n; i++) {
 		s = config_setting_get_elem(root, (unsigned int)i);
 		name = config_setting_name(s);
+		for (e = 0; e < CONFIG_TOP_MAX && top_keys[e] != NULL; e++)
+			if (strcmp(name, top_keys[e]) == 0)
+				cfg->top_line[e] =
+				    config_setting_source_line(s);
 		if (strcmp(name, "state") == 0) {
 			if (get_string(ld, s, name, &str) != 0)
 				bad = -1;
@@ -1003,6 +1010,7 @@ load_top(struct loader *ld, config_t *lc)
 				    "%s", type_name(s));
 			else if (load_layer(ld, &cfg->defaults, s, 0) != 0)
 				bad = -1;
+			cfg->defaults.line = config_setting_source_line(s);
 		} else if (strcmp(name, "breakers") == 0) {
 			if (load_breakers(ld, s) != 0)
 				bad = -1;
@@ -1089,10 +1097,14 @@ load_any(const char *path, struct cb_config *cfg, struct config_msgs *msgs,
 	int		 rc;
 
 	config_defaults(cfg);
-	if (path != NULL)
+	if (path != NULL) {
+		cfg->source = CONFIG_OPTION;
 		return load_path(path, 1, cfg, msgs, err) == 1 ? 0 : -1;
-	if ((env = getenv("CBEXEC_CONFIG")) != NULL && *env != '\0')
+	}
+	if ((env = getenv("CBEXEC_CONFIG")) != NULL && *env != '\0') {
+		cfg->source = CONFIG_ENV;
 		return load_path(env, 1, cfg, msgs, err) == 1 ? 0 : -1;
+	}
 
 	/* XDG: a relative $XDG_CONFIG_HOME is to be ignored. */
 	xdg = NULL;
@@ -1101,11 +1113,11 @@ load_any(const char *path, struct cb_config *cfg, struct config_msgs *msgs,
 	else if ((home = getenv("HOME")) != NULL && *home != '\0')
 		xasprintf(&xdg, "%s/.config/%s", home, CONFIG_XDG);
 	if (xdg != NULL) {
-		rc = load_path(xdg, 0, cfg, msgs, err);
-		free(xdg);
-		if (rc != 0)
+		cfg->searched[cfg->nsearched++] = xdg;
+		if ((rc = load_path(xdg, 0, cfg, msgs, err)) != 0)
 			return rc == 1 ? 0 : -1;
 	}
+	cfg->searched[cfg->nsearched++] = xstrdup(CONFIG_ETC);
 	return load_path(CONFIG_ETC, 0, cfg, msgs, err) == -1 ? -1 : 0;
 }
 
@@ -1132,6 +1144,17 @@ config_msgs_free(struct config_msgs *msgs)
 		free(msgs->v[i]);
 	free(msgs->v);
 	memset(msgs, 0, sizeof *msgs);
+}
+
+unsigned int
+config_line(const struct cb_config *cfg, const char *key)
+{
+	size_t	i;
+
+	for (i = 0; i < CONFIG_TOP_MAX && top_keys[i] != NULL; i++)
+		if (strcmp(key, top_keys[i]) == 0)
+			return cfg->top_line[i];
+	return 0;
 }
 
 size_t

@@ -45,7 +45,18 @@ struct config_layer {
 	char			*match;	/* fnmatch pattern; NULL for defaults */
 	struct config_item	*items;
 	size_t			 nitems;
+	unsigned int		 line;	/* where it starts in the file */
 };
+
+/* How the config file was found (config show). */
+enum config_source {
+	CONFIG_SEARCHED,	/* the default paths, in order */
+	CONFIG_OPTION,		/* -c */
+	CONFIG_ENV		/* $CBEXEC_CONFIG */
+};
+
+#define CONFIG_TOP_MAX		16	/* room for the top-level keys */
+#define CONFIG_SEARCH_MAX	2	/* XDG, /etc */
 
 struct cb_config {
 	char			*path;		/* file read; NULL: built-in */
@@ -62,6 +73,14 @@ struct cb_config {
 	struct config_layer	 defaults;
 	struct config_layer	*breakers;
 	size_t			 nbreakers;
+	/* Where things came from, for config show and config check. */
+	enum config_source	 source;
+	char			*searched[CONFIG_SEARCH_MAX];	/* paths
+					 * tried, in order, up to the one
+					 * found (CONFIG_SEARCHED only) */
+	size_t			 nsearched;
+	unsigned int		 top_line[CONFIG_TOP_MAX];	/* see
+					 * config_line() */
 };
 
 /*
@@ -104,6 +123,13 @@ void	config_msgs_free(struct config_msgs *);
  */
 int	config_policy(const struct cb_config *, const char *name,
 	    struct policy_builder *, struct cb_err *);
+
+/*
+ * The line of the file where top-level KEY (state, sync, log, ...) is
+ * set, or 0 when the file does not set it (or KEY is not a top-level
+ * key).
+ */
+unsigned int	config_line(const struct cb_config *, const char *key);
 
 /* The index of the first `breakers` entry matching NAME, or nbreakers for
  * none: config_policy gives every name of one index the same policy. */

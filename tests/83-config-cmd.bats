@@ -24,10 +24,13 @@ show_line() {
 	assert_output "$CBEXEC_CONFIG: ok"
 }
 
-@test "config check with no config file at all exits 0" {
+@test "config check with no config file at all exits 0 and lists the paths it searched" {
 	unset CBEXEC_CONFIG
 	run -0 cb config check
-	assert_output --partial 'built-in defaults'
+	assert_line 'no config file: built-in defaults'
+	assert_line "searched $XDG_CONFIG_HOME/cbexec/cbexec.conf: not found"
+	assert_line 'searched /etc/cbexec.conf: not found'
+	[ -e /etc/cbexec.conf ] || assert_equal "${#lines[@]}" 3
 }
 
 @test "config check -q prints nothing on success" {
@@ -95,7 +98,8 @@ show_line() {
 	    '    preset = "curl"; timeout = "20s"; },' \
 	    '  { match = "api-1"; timeout = "1s"; }' \
 	    ');'
-	assert_equal "$(show_line api-1 trip.failures)" "trip.failures        3                        $CBEXEC_CONFIG:2"
+	run -0 show_line api-1 trip.failures
+	assert_output --regexp "^trip\\.failures +3 +$CBEXEC_CONFIG:2\$"
 	run -0 show_line api-1 timeout
 	assert_output --regexp "^timeout +\"20s\" +$CBEXEC_CONFIG:6\$"
 	# The preset's classes come from the line that names the preset.
@@ -124,8 +128,7 @@ show_line() {
 	assert_output --regexp '^trip\.min_calls +4 +built-in, capped at trip\.window$'
 }
 
-@test "config show usage errors exit 2: no name, a bad name, a bad option, a stray word" {
-	run -2 cb config show
+@test "config show usage errors exit 2: a bad name, a bad option, a stray word" {
 	run -2 cb config show 'a b'
 	run -2 cb config show x --bogus
 	run -2 cb config show x extra
@@ -146,4 +149,87 @@ show_line() {
 	run -0 cb help config
 	assert_output --partial 'check'
 	assert_output --partial 'show NAME'
+}
+
+# show_all: `config show` with no NAME into show.out; fails on a non-zero exit.
+show_all() {
+	local rc=0
+	"$CBEXEC" "$@" config show >show.out 2>show.err || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		echo "config show exited $rc" >&2
+		cat show.err >&2
+		return 1
+	fi
+}
+
+@test "config show with no NAME: the file, the state and its store, the settings, the entries in order, with origins" {
+	config 'sync = "meta";' \
+	    'on_transition = [ "/usr/local/bin/cb-alert" ];' \
+	    'defaults = { trip = { failures = 3; }; };' \
+	    'breakers = (' \
+	    '  { match = "warehouse-*"; preset = "curl"; },' \
+	    '  { match = "payments-api";' \
+	    '    open_timeout = "15s"; }' \
+	    ');'
+	show_all
+	run -0 cat show.out
+	assert_line --regexp "^config +$CBEXEC_CONFIG +\\\$CBEXEC_CONFIG\$"
+	assert_line --regexp "^state +$CBEXEC_STATE +\\\$CBEXEC_STATE\$"
+	assert_line --regexp '^store +lmdb +the state path$'
+	assert_line --regexp "^sync +\"meta\" +$CBEXEC_CONFIG:1\$"
+	assert_line --regexp "^on_transition +\\[ \"/usr/local/bin/cb-alert\" \\] +$CBEXEC_CONFIG:2\$"
+	assert_line --regexp '^state_mode +"0600" +built-in$'
+	assert_line --regexp '^max_breakers +100000 +built-in$'
+	assert_line --regexp '^on_store_error +"open" +built-in$'
+	assert_line --regexp '^log +"syslog" +built-in$'
+	assert_line --regexp "^defaults +1 value +$CBEXEC_CONFIG:3\$"
+	# The entries in file order, each with the line it starts on.
+	run -0 grep '^breakers' show.out
+	assert_line --index 0 --regexp "^breakers\\[1\\] +match \"warehouse-\\*\" +$CBEXEC_CONFIG:5\$"
+	assert_line --index 1 --regexp "^breakers\\[2\\] +match \"payments-api\" +$CBEXEC_CONFIG:6\$"
+	assert_equal "${#lines[@]}" 2
+}
+
+@test "config show with no NAME and no file lists every path searched" {
+	unset CBEXEC_CONFIG CBEXEC_STATE
+	show_all
+	run -0 cat show.out
+	assert_line --regexp '^config +none: built-in defaults +searched$'
+	assert_line --index 1 --regexp "^searched +$XDG_CONFIG_HOME/cbexec/cbexec.conf +not found\$"
+	assert_line --index 2 --regexp '^searched +/etc/cbexec.conf +(not )?found$'
+	assert_line --regexp '^state +/.*state.mdb +built-in$'
+	refute_line --partial 'breakers['
+}
+
+@test "config show with no NAME: -c and -s are named as the origin, a redis state as its store" {
+	config 'state = "redis://127.0.0.1:1/0";'
+	cp "$CBEXEC_CONFIG" "$T/other.conf"
+	show_all -c "$T/other.conf" -s "$T/x.mdb"
+	run -0 cat show.out
+	assert_line --regexp "^config +$T/other.conf +command line \\(-c\\)\$"
+	assert_line --regexp "^state +$T/x.mdb +command line \\(-s\\)\$"
+	unset CBEXEC_STATE
+	show_all
+	run -0 cat show.out
+	assert_line --regexp "^state +redis://127.0.0.1:1/0 +$CBEXEC_CONFIG:1\$"
+	assert_line --regexp '^store +redis +the state path$'
+	# Nothing was opened: the state file was not created.
+	assert [ ! -e "$T/x.mdb" ]
+}
+
+@test "config show with no NAME of a broken config file exits 1" {
+	config 'sync = "sometimes";'
+	run -1 cb config show
+	assert_output --partial "$CBEXEC_CONFIG:1"
+}
+
+@test "config show keeps its columns aligned when a value is long" {
+	config 'defaults = { failure_codes = "1,3,5,7,9,11,13,15,17,19,21,23,25,27,29,31,33,35,37,39,41"; };'
+	run -0 cb config show x
+	# Every origin starts in the same column, after the longest value.
+	run -0 awk '{ print index($0, $NF) }' <<<"$output"
+	run -0 sort -u <<<"$output"
+	assert_equal "${#lines[@]}" 1
+	run -0 show_line x failure_codes
+	assert_output --regexp "^failure_codes +\"1,3,5,7,9,11,13,15,17,19,21,23,25,27,29,31,33,35,37,39,41\" $CBEXEC_CONFIG:1\$"
 }

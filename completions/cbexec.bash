@@ -246,17 +246,17 @@ _cbexec() {
 		fi
 		;;
 	check | acquire)
-		[[ $prev == --lease ]] && return
+		[[ $prev == --lease || $prev == --pid ]] && return
 		for ((j = ci + 1; j < cword; j++)); do
 			case ${words[j]} in
-			--lease) ((j++)) ;;
+			--lease | --pid) ((j++)) ;;
 			-*) ;;
 			*) ((nops++)) ;;
 			esac
 		done
 		if [[ $cur == -* ]]; then
 			if [[ $cmd == acquire ]]; then
-				_cbexec_reply '--lease --help'
+				_cbexec_reply '--lease --pid --help'
 			else
 				_cbexec_reply '--help'
 			fi

@@ -51,7 +51,7 @@ function __cbexec_noperands
             continue
         end
         switch $w
-            case --lease --for --reason --idle --output
+            case --lease --pid --for --reason --idle --output
                 set -e words[1]
             case '-*'
             case '*'
@@ -228,6 +228,7 @@ complete -c cbexec -n '__cbexec_using trip' -l for -x -d 'stay open for DURATION
 complete -c cbexec -n '__cbexec_using reset; or __cbexec_using trip; or __cbexec_using forget' -a '(__cbexec_names)' -d breaker
 complete -c cbexec -n '__cbexec_using check; and test (__cbexec_noperands) = 0' -a '(__cbexec_names)' -d breaker
 complete -c cbexec -n '__cbexec_using acquire' -l lease -x -d 'lease of the permit'
+complete -c cbexec -n '__cbexec_using acquire' -l pid -x -a '(__fish_complete_pids)' -d 'process holding the probe slot'
 complete -c cbexec -n '__cbexec_using acquire; and test (__cbexec_noperands) = 0' -a '(__cbexec_names)' -d breaker
 
 # gc, release, config, help

@@ -1,11 +1,14 @@
 /*
- * cmd-acquire.c: `cbexec acquire NAME [--lease D]`, the first half of the
- * two-step API of SPEC section 7b.  It admits a call exactly as run would
- * and prints an opaque token that `cbexec release` (cmd-release.c) turns
- * back into the admission.  Tokens are leases, not tied to a process: a
+ * cmd-acquire.c: `cbexec acquire NAME [--lease D] [--pid PID]`, the first
+ * half of the two-step API of SPEC section 7b.  It admits a call exactly as
+ * run would and prints an opaque token that `cbexec release`
+ * (cmd-release.c) turns back into the admission.  Tokens are leases: a
  * half-open token holds a probe slot with pid 0, which only its lease can
  * free, so an unreleased one expires as a dropped permit; a closed-state
- * token holds nothing.  The token codec lives here too.
+ * token holds nothing.  With --pid the slot is held by that process (the
+ * calling script, `--pid $$`), judged alive as run's own slot is: by its
+ * start time and the boot id, so a script that dies frees the slot at the
+ * next call.  The token codec lives here too.
  *
  * A token is "cb1-" and the lower-case hex of: u8 version, u8 flags (1
  * probe, 2 unguarded), u64 epoch, u64 slot token, i64 acquired-at in wall
@@ -14,7 +17,9 @@
  * mistyped; it is no secret (anyone who can write the state file can do
  * more than forge a token).
  */
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,6 +156,35 @@ token_decode(const char *s, struct cb_token *t, struct cb_err *err)
 	return 0;
 }
 
+/*
+ * The holder named by --pid: a live process whose start time can be read
+ * (its slot is judged by it).  Returns 0, or -1 after printing.
+ */
+static int
+acquire_pid(const char *arg, pid_t *pid, uint64_t *start)
+{
+	char	*end;
+	long	 v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (arg[0] < '0' || arg[0] > '9' || *end != '\0' || errno != 0 ||
+	    v <= 0 || v > INT32_MAX) {
+		cmd_warnx("acquire: --pid: '%s' is not a process id", arg);
+		return -1;
+	}
+	*pid = (pid_t)v;
+	if ((*start = clock_proc_start(*pid)) == 0) {
+		if (kill(*pid, 0) == 0 || errno == EPERM)
+			cmd_warnx("acquire: --pid: cannot read the start time "
+			    "of process %ld (/proc/%ld/stat)", v, v);
+		else
+			cmd_warnx("acquire: --pid: no process %ld", v);
+		return -1;
+	}
+	return 0;
+}
+
 /* What the admission callback shares with the command. */
 static int
 acquire_help(void)
@@ -165,6 +199,7 @@ cmd_acquire_exec(struct cb_ctx *ctx, int argc, char **argv)
 {
 	static const struct option	 longopts[] = {
 		{ "lease",	required_argument,	NULL, 'l' },
+		{ "pid",	required_argument,	NULL, 'p' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL,		0,			NULL, 0 }
 	};
@@ -175,13 +210,16 @@ cmd_acquire_exec(struct cb_ctx *ctx, int argc, char **argv)
 	struct cb_err			 err;
 	struct store			*store;
 	const char			*name = NULL, *lease = NULL, *disable;
+	const char			*pidarg = NULL;
 	char				 text[TOKEN_TEXT_MAX];
 	int64_t				 lease_ms;
+	uint64_t			 start = 0;
+	pid_t				 pid = 0;
 	int				 ch;
 
 	optind = 0;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+l:h", longopts, NULL)) != -1 ||
+	while ((ch = getopt_long(argc, argv, "+l:p:h", longopts, NULL)) != -1 ||
 	    optind < argc) {
 		if (ch == -1) {
 			/* An operand: the name, then options may follow. */
@@ -198,12 +236,16 @@ cmd_acquire_exec(struct cb_ctx *ctx, int argc, char **argv)
 		case 'l':
 			lease = optarg;
 			break;
+		case 'p':
+			pidarg = optarg;
+			break;
 		case 'h':
 			return acquire_help();
 		default:
-			if (optopt == 'l')
-				cmd_warnx("acquire: option '--lease' needs "
-				    "an argument");
+			if (optopt == 'l' || optopt == 'p')
+				cmd_warnx("acquire: option '--%s' needs "
+				    "an argument", optopt == 'l' ? "lease" :
+				    "pid");
 			else
 				cmd_warnx("acquire: unknown option '%s'",
 				    argv[optind - 1]);
@@ -226,6 +268,8 @@ cmd_acquire_exec(struct cb_ctx *ctx, int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	if (pidarg != NULL && acquire_pid(pidarg, &pid, &start) == -1)
+		return EXIT_USAGE;
 
 	policy_init(&b);
 	if (cmd_policy(ctx, name, &b) == -1)
@@ -256,8 +300,10 @@ cmd_acquire_exec(struct cb_ctx *ctx, int argc, char **argv)
 	st.name = name;
 	st.p = &p;
 	cmd_env(ctx, &st.env);
-	/* Not tied to a process: pid 0, judged by its lease alone. */
-	st.self.pid = 0;
+	/* --pid: that process holds the slot, judged alive as run's is.
+	 * Else none does: pid 0, judged by its lease alone. */
+	st.self.pid = (int32_t)pid;
+	st.self.start_time = start;
 	memcpy(st.self.boot_id, cmd_boot_id(ctx), sizeof st.self.boot_id);
 	st.self.token = clock_random();
 	st.self.lease_until_ms = st.env.now_ms + lease_ms;
@@ -303,7 +349,7 @@ cmd_acquire_exec(struct cb_ctx *ctx, int argc, char **argv)
 
 const struct cmd_entry cmd_acquire_entry = {
 	"acquire",
-	"NAME [--lease D]",
+	"NAME [--lease D] [--pid PID]",
 	"admit a call as run would and print a token for release",
 	"Admits a call to NAME as run would and prints a TOKEN on stdout;\n"
 	"`cbexec release TOKEN success|failure|ignore` records its outcome.\n"
@@ -312,10 +358,15 @@ const struct cmd_entry cmd_acquire_entry = {
 	"  -l, --lease D   how long a half-open probe slot is held for the\n"
 	"                  token (default: probe_lease, 1h); unreleased by\n"
 	"                  then, it counts as a failed probe\n"
+	"  -p, --pid PID   process PID holds the slot (typically --pid $$):\n"
+	"                  once it has died, the next call frees the slot as\n"
+	"                  a failed probe instead of waiting for the lease\n"
 	"Example:\n"
-	"  tok=$(cbexec acquire api) || exit\n"
+	"  tok=$(cbexec acquire api --pid $$) || exit\n"
+	"  trap 'cbexec release \"$tok\" failure' EXIT\n"
 	"  if curl -fsS https://api.example/; then r=success; else "
 	"r=failure; fi\n"
+	"  trap - EXIT\n"
 	"  cbexec release \"$tok\" $r\n",
 	cmd_acquire_exec
 };

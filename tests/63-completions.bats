@@ -84,7 +84,7 @@ setup() {
 	run -0 comp cbexec gc --
 	assert_output "$(printf '%s\n' --dry-run --help --idle)"
 	run -0 comp cbexec acquire --
-	assert_output "$(printf '%s\n' --help --lease)"
+	assert_output "$(printf '%s\n' --help --lease --pid)"
 	run -0 comp cbexec run db --
 	assert_output "$(printf '%s\n' -- --failure-codes --foreground --help \
 	    --ignore-codes --kill-after --on-open --preset --retries \

@@ -2,7 +2,8 @@
 # 82-acquire: the two-step API of SPEC section 7b.  acquire admits a call as
 # run would and prints an opaque token; release records its outcome with
 # epoch fencing.  Half-open tokens hold a probe slot judged by its lease
-# alone; closed-state tokens hold nothing.
+# alone, or with --pid by that process's life too; closed-state tokens hold
+# nothing.
 
 load helper
 
@@ -215,6 +216,64 @@ STATE='[.state, .epoch, .consecutive_failures, .calls, .successes,
 	run -1 cb status x
 }
 
+# holder NAME: a subshell that takes NAME's probe slot with --pid of itself
+# (61s on, past the cool-down), then waits, its pid in holder.pid.
+holder() {
+	(
+		cb_at +61s acquire "$1" --pid "$BASHPID" >tok 2>holder.err ||
+		    exit
+		exec sleep 600
+	) &
+	echo $! >holder.pid
+	wait_for test -s tok
+}
+
+@test "acquire --pid PID: that process holds the probe slot while it lives" {
+	fail_n x 5
+	holder x
+	assert_equal "$(json x '.probes[0].pid')" "$(cat holder.pid)"
+	run -75 cb_at +62s run x -- touch marker
+	assert_output --partial 'probes running'
+	assert [ ! -e marker ]
+	# Its release works as any other.
+	AT=+62s run -0 cbx release "$(cat tok)" success
+	assert_equal "$(json_field x state)" closed
+}
+
+@test "acquire --pid: a holder killed with SIGKILL frees its slot at the next call, as a failure" {
+	fail_n x 5
+	holder x
+	{
+		kill -9 "$(cat holder.pid)"
+		wait "$(cat holder.pid)"
+	} 2>/dev/null || true
+	# Well within the lease (1h): the slot is reclaimed as a dropped
+	# permit, the breaker re-opens with backoff, the call is refused.
+	run -75 cb_at +62s run x -- touch marker
+	assert [ ! -e marker ]
+	assert_output --partial "holder pid $(cat holder.pid) died"
+	assert_equal "$(json_field x state)" open
+	assert_equal "$(open_period x)" 120000
+	assert_equal "$(json x '.probes | length')" 0
+	# The next cool-down admits a probe again.
+	AT=+200s run -0 cbx run x -- true
+	assert_equal "$(json_field x state)" closed
+}
+
+@test "acquire --pid of no process, or not a number, is a usage error (2)" {
+	sh -c 'exit 0' &
+	dead=$!
+	wait "$dead"
+	run -2 cb acquire x --pid "$dead"
+	assert_output "cbexec: acquire: --pid: no process $dead"
+	run -2 cb acquire x --pid abc
+	assert_output --partial "'abc' is not a process id"
+	run -2 cb acquire x --pid 0
+	run -2 cb acquire x --pid -5
+	run -2 cb acquire x --pid
+	run -1 cb status x
+}
+
 @test "acquire --lease takes its value after = or as the next word, before or after NAME" {
 	fail_n x 5
 	AT=+61s acq --lease=2s x
@@ -268,6 +327,8 @@ STATE='[.state, .epoch, .consecutive_failures, .calls, .successes,
 }
 
 @test "help acquire and help release describe them" {
+	run -0 cb help acquire
+	assert_output --partial -- '--pid PID'
 	run -0 cb help acquire
 	assert_output --partial '--lease'
 	run -0 cb help release

@@ -2,7 +2,8 @@
 # 84-presets: the presets against the real tools.  A closed port on
 # 127.0.0.1 is "cannot connect" for every tool, and must trip the breaker;
 # an HTTP 404 from a local server means the dependency answered, and must
-# not.  The tables themselves are in src/policy.c and cbexec.conf(5).
+# not; nor, with the curl preset, does a 503 from a proxy, unless 22 is
+# added to the failure class.  The tables themselves are in src/policy.c and cbexec.conf(5).
 
 load helper
 
@@ -41,6 +42,56 @@ time.sleep(120)' >silent.log 2>&1 3>&- &
 	echo "$!" >silent.pid)
 	WAIT_S=20 wait_for grep -q '^[0-9]' silent.log
 	port=$(head -n 1 silent.log)
+}
+
+# busy_server: an HTTP server on 127.0.0.1 that answers every request
+# with 503, as a reverse proxy does when the API behind it is down; its
+# port in $port.
+busy_server() {
+	(python3 -u -c 'import http.server
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(503)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+    def log_message(self, *a):
+        pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+print(s.server_address[1])
+s.serve_forever()' >busy.log 2>&1 3>&- &
+	echo "$!" >busy.pid)
+	WAIT_S=20 wait_for grep -q '^[0-9]' busy.log
+	port=$(head -n 1 busy.log)
+}
+
+# The curl preset's failure class with 22 added (cbexec.conf(5), Preset
+# curl): an explicit class replaces the preset's, so it lists them all.
+CURL_AND_22=5-7,22,28,35,52,55-56,96-97
+
+@test "curl -f: a 503 from a proxy is exit 22, which the preset does not count as a failure" {
+	busy_server
+	for i in 1 2 3 4 5 6; do
+		run -22 cb run api --preset curl -- curl -fsS --max-time 10 "http://127.0.0.1:$port/"
+	done
+	assert_equal "$(json_field api state)" closed
+	assert_equal "$(json_field api failures)" 0
+}
+
+@test "curl -f: the preset's classes plus 22 trip on a 503, and still on a closed port" {
+	busy_server
+	for i in 1 2 3 4 5; do
+		run -22 cb run api --preset curl --failure-codes "$CURL_AND_22" -- curl -fsS --max-time 10 "http://127.0.0.1:$port/"
+	done
+	assert_equal "$(json_field api state)" open
+	assert_equal "$(json_field api failures)" 5
+	run -75 cb run api --preset curl --failure-codes "$CURL_AND_22" -- curl -fsS "http://127.0.0.1:$port/"
+	# The preset's own failures are still failures; 0 still a success.
+	run -0 cb config show x --preset curl --failure-codes "$CURL_AND_22"
+	assert_line --regexp "^failure_codes +\"$CURL_AND_22\" +command line\$"
+	local p
+	p=$(closed_port)
+	run -7 cb run b --preset curl --failure-codes "$CURL_AND_22" -- curl -fsS "http://127.0.0.1:$p/"
+	assert_equal "$(json_field b failures)" 1
 }
 
 @test "curl: a closed port is exit 7, a failure: five of them open the breaker" {

@@ -13,10 +13,27 @@ VERSION	= 0.1.0
 PREFIX	?= /usr/local
 BINDIR	?= $(PREFIX)/bin
 MANDIR	?= $(PREFIX)/share/man
-# Where each shell looks on Debian (zsh: vendor-completions is in its fpath).
+# Where each shell looks on Debian, with no XDG_DATA_DIRS set, in a fresh
+# login shell.  bash-completion: PREFIX/share/bash-completion/completions
+# for /usr and /usr/local alike.  zsh's fpath holds
+# /usr/local/share/zsh/site-functions (for the local admin) and
+# /usr/share/zsh/vendor-completions (for packages); other prefixes get
+# site-functions, the usual name, to add to fpath.  fish looks in
+# /usr/share/fish/vendor_completions.d, in ~/.local/share/fish/
+# vendor_completions.d and, for the local admin, in /etc/fish/completions;
+# PREFIX/share/fish/vendor_completions.d only when XDG_DATA_DIRS names
+# PREFIX/share, so a /usr/local install goes to /etc/fish/completions.
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ifeq ($(PREFIX),/usr)
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+else ifeq ($(PREFIX),/usr/local)
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR ?= /etc/fish/completions
+else
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+endif
 
 SHELL	= /bin/bash
 .SHELLFLAGS = -o pipefail -c

@@ -13,7 +13,8 @@ _cbexec_keys='trip.policy= trip.failures= trip.period= trip.window=
 	trip.min_calls= trip.failure_rate= open_timeout= max_open_timeout=
 	backoff= jitter= half_open_max_calls= probe_lease= timeout= kill_after=
 	failure_codes= success_codes= ignore_codes= preset= timeout_is=
-	signal_is= slow_call= on_open= open_exit_code='
+	signal_is= slow_call= on_open= open_exit_code= retries= retry_delay=
+	max_concurrent= on_busy= probe= probe_timeout='
 
 # _cbexec_reply WORDS: COMPREPLY from WORDS matching $cur.
 _cbexec_reply() {
@@ -82,7 +83,7 @@ _cbexec_value() {
 	case $1 in
 	trip.policy) echo 'consecutive rate time' ;;
 	timeout_is | signal_is) echo 'failure success ignore' ;;
-	on_open) echo 'fail skip' ;;
+	on_open | on_busy) echo 'fail skip' ;;
 	preset) echo "$_cbexec_presets" ;;
 	esac
 }
@@ -151,7 +152,7 @@ _cbexec() {
 				return
 				;;
 			-t | --timeout | -k | --kill-after | --on-open | \
-			    --retries | --retry-delay | --preset | \
+			    --wait | --retries | --retry-delay | --preset | \
 			    --failure-codes | --success-codes | \
 			    --ignore-codes | -o)
 				((j++))
@@ -189,8 +190,9 @@ _cbexec() {
 			_cbexec_reply "$_cbexec_presets"
 			return
 			;;
-		-t | --timeout | -k | --kill-after | --retries | --retry-delay | \
-		    --failure-codes | --success-codes | --ignore-codes)
+		-t | --timeout | -k | --kill-after | --wait | --retries | \
+		    --retry-delay | --failure-codes | --success-codes | \
+		    --ignore-codes)
 			return
 			;;
 		-o)
@@ -208,7 +210,7 @@ _cbexec() {
 		*)
 			if [[ $cur == -* ]]; then
 				_cbexec_reply '-t --timeout -k --kill-after
-				    --foreground --on-open --retries
+				    --foreground --on-open --wait --retries
 				    --retry-delay --preset --failure-codes
 				    --success-codes --ignore-codes -o --help --'
 			elif ((!name_done)); then
@@ -246,17 +248,19 @@ _cbexec() {
 		fi
 		;;
 	check | acquire)
-		[[ $prev == --lease || $prev == --pid ]] && return
+		case $prev in
+		--lease | --pid | --wait) return ;;
+		esac
 		for ((j = ci + 1; j < cword; j++)); do
 			case ${words[j]} in
-			--lease | --pid) ((j++)) ;;
+			--lease | --pid | --wait) ((j++)) ;;
 			-*) ;;
 			*) ((nops++)) ;;
 			esac
 		done
 		if [[ $cur == -* ]]; then
 			if [[ $cmd == acquire ]]; then
-				_cbexec_reply '--lease --pid --help'
+				_cbexec_reply '--lease --pid --wait --help'
 			else
 				_cbexec_reply '--help'
 			fi

@@ -1,5 +1,7 @@
 # fish completion for cbexec(1).  Installed as
-# share/fish/vendor_completions.d/cbexec.fish.  Completes the commands,
+# /etc/fish/completions/cbexec.fish (make install with PREFIX=/usr/local,
+# since fish looks in /usr/local/share only when XDG_DATA_DIRS says so) or
+# PREFIX/share/fish/vendor_completions.d/cbexec.fish.  Completes the commands,
 # their options and option values, and breaker names from
 # `cbexec status --names` (with the -c/-s given earlier on the line).
 
@@ -51,7 +53,7 @@ function __cbexec_noperands
             continue
         end
         switch $w
-            case --lease --pid --for --reason --idle --output
+            case --lease --pid --wait --for --reason --idle --output
                 set -e words[1]
             case '-*'
             case '*'
@@ -85,7 +87,7 @@ function __cbexec_run_state
         switch $w
             case --
                 test $named = 1; and echo cmd; and return 0
-            case -t --timeout -k --kill-after --on-open --retries --retry-delay --preset --failure-codes --success-codes --ignore-codes -o
+            case -t --timeout -k --kill-after --on-open --wait --retries --retry-delay --preset --failure-codes --success-codes --ignore-codes -o
                 set -e words[1]
             case '-*'
             case '*'
@@ -141,7 +143,7 @@ function __cbexec_wrapped
             case --
                 set i (math $i + 1)
                 break
-            case -t --timeout -k --kill-after --on-open --retries --retry-delay --preset --failure-codes --success-codes --ignore-codes -o
+            case -t --timeout -k --kill-after --on-open --wait --retries --retry-delay --preset --failure-codes --success-codes --ignore-codes -o
                 set i (math $i + 2)
                 continue
             case '-*'
@@ -206,13 +208,14 @@ complete -c cbexec -n __cbexec_run_opts -s t -l timeout -x -d 'time out after DU
 complete -c cbexec -n __cbexec_run_opts -s k -l kill-after -x -d 'SIGKILL this long after the SIGTERM'
 complete -c cbexec -n __cbexec_run_opts -l foreground -d 'keep the command in the foreground'
 complete -c cbexec -n __cbexec_run_opts -l on-open -x -a 'fail skip' -d 'when refused'
+complete -c cbexec -n __cbexec_run_opts -l wait -x -d 'wait this long for a run slot'
 complete -c cbexec -n __cbexec_run_opts -l retries -x -d 're-run after a failure'
 complete -c cbexec -n __cbexec_run_opts -l retry-delay -x -d 'first delay between attempts'
 complete -c cbexec -n __cbexec_run_opts -l preset -x -a 'curl wget ssh rsync psql pg_isready' -d 'exit code table of a tool'
 complete -c cbexec -n __cbexec_run_opts -l failure-codes -x -d 'codes meaning the dependency is down'
 complete -c cbexec -n __cbexec_run_opts -l success-codes -x -d 'codes meaning it answered'
 complete -c cbexec -n __cbexec_run_opts -l ignore-codes -x -d 'codes that say nothing'
-complete -c cbexec -n __cbexec_run_opts -s o -x -a 'trip.policy=consecutive trip.policy=rate trip.policy=time trip.failures= trip.period= trip.window= trip.min_calls= trip.failure_rate= open_timeout= max_open_timeout= backoff= jitter= half_open_max_calls= probe_lease= timeout= kill_after= failure_codes= success_codes= ignore_codes= preset=curl preset=wget preset=ssh preset=rsync preset=psql preset=pg_isready timeout_is=failure timeout_is=success timeout_is=ignore signal_is=failure signal_is=success signal_is=ignore slow_call= on_open=fail on_open=skip open_exit_code=' -d 'policy key'
+complete -c cbexec -n __cbexec_run_opts -s o -x -a 'trip.policy=consecutive trip.policy=rate trip.policy=time trip.failures= trip.period= trip.window= trip.min_calls= trip.failure_rate= open_timeout= max_open_timeout= backoff= jitter= half_open_max_calls= probe_lease= timeout= kill_after= failure_codes= success_codes= ignore_codes= preset=curl preset=wget preset=ssh preset=rsync preset=psql preset=pg_isready timeout_is=failure timeout_is=success timeout_is=ignore signal_is=failure signal_is=success signal_is=ignore slow_call= on_open=fail on_open=skip open_exit_code= retries= retry_delay= max_concurrent= on_busy=fail on_busy=skip probe= probe_timeout=' -d 'policy key'
 complete -c cbexec -n __cbexec_run_cmd -a '(__cbexec_wrapped)'
 
 # status
@@ -229,6 +232,7 @@ complete -c cbexec -n '__cbexec_using reset; or __cbexec_using trip; or __cbexec
 complete -c cbexec -n '__cbexec_using check; and test (__cbexec_noperands) = 0' -a '(__cbexec_names)' -d breaker
 complete -c cbexec -n '__cbexec_using acquire' -l lease -x -d 'lease of the permit'
 complete -c cbexec -n '__cbexec_using acquire' -l pid -x -a '(__fish_complete_pids)' -d 'process holding the probe slot'
+complete -c cbexec -n '__cbexec_using acquire' -l wait -x -d 'wait this long for a run slot'
 complete -c cbexec -n '__cbexec_using acquire; and test (__cbexec_noperands) = 0' -a '(__cbexec_names)' -d breaker
 
 # gc, release, config, help

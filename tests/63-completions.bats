@@ -84,11 +84,28 @@ setup() {
 	run -0 comp cbexec gc --
 	assert_output "$(printf '%s\n' --dry-run --help --idle)"
 	run -0 comp cbexec acquire --
-	assert_output "$(printf '%s\n' --help --lease --pid)"
+	assert_output "$(printf '%s\n' --help --lease --pid --wait)"
 	run -0 comp cbexec run db --
 	assert_output "$(printf '%s\n' -- --failure-codes --foreground --help \
 	    --ignore-codes --kill-after --on-open --preset --retries \
-	    --retry-delay --success-codes --timeout)"
+	    --retry-delay --success-codes --timeout --wait)"
+}
+
+@test "bash: -o offers every policy key, retries, retry_delay and this release's included" {
+	run -0 comp cbexec run db -o ''
+	for k in retries retry_delay max_concurrent on_busy probe probe_timeout \
+	    trip.policy open_timeout open_exit_code; do
+		assert_line "$k="
+	done
+	run -0 comp cbexec run db -o retr
+	assert_output "$(printf '%s\n' retries= retry_delay=)"
+	run -0 comp cbexec run db -o on_busy =
+	assert_output "$(printf '%s\n' fail skip)"
+	# An option's value is not taken for NAME or COMMAND.
+	run -0 comp cbexec run db --wait 5s --
+	assert_line --timeout
+	run -0 comp cbexec acquire --wait 5s ''
+	assert_output "$(printf '%s\n' db:primary db:replica web)"
 }
 
 @test "bash: option values: --on-open, --preset, -o KEY=VALUE" {
@@ -184,6 +201,13 @@ setup() {
 	assert_output --regexp 'fail +skip'
 	run -0 zshcomp 'cbexec release TOKEN '
 	assert_output --regexp 'failure +ignore +success'
+	run -0 zshcomp 'cbexec run db -o retr'
+	assert_output --regexp 'retries +retry_delay'
+	run -0 zshcomp 'cbexec acquire db --'
+	assert_output --partial -- '--pid'
+	assert_output --partial -- '--wait'
+	run -0 zshcomp 'cbexec gc --'
+	assert_output --partial -- '--dry-run'
 }
 
 @test "fish: the completion parses" {
@@ -205,6 +229,16 @@ setup() {
 	assert_output "$(printf '%s\n' failure ignore success)"
 	run -0 fishcomp 'cbexec check db:r'
 	assert_output db:replica
+	run -0 fishcomp 'cbexec run db -o retr'
+	assert_output "$(printf '%s\n' retries= retry_delay=)"
+	run -0 fishcomp 'cbexec run db -o on_b'
+	assert_output "$(printf '%s\n' on_busy=fail on_busy=skip)"
+	run -0 fishcomp 'cbexec run db --w'
+	assert_output --wait
+	run -0 fishcomp 'cbexec acquire db --'
+	assert_output "$(printf '%s\n' --help --lease --pid --wait)"
+	run -0 fishcomp 'cbexec gc --'
+	assert_output "$(printf '%s\n' --dry-run --help --idle)"
 }
 
 @test "fish: names honour -s; the wrapped command of run is completed" {

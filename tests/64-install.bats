@@ -1,7 +1,9 @@
 #!/usr/bin/env bats
 # 64-install: `make install` lays down exactly the binary, the two man
 # pages and the three completions, under DESTDIR and PREFIX, where each
-# shell looks on Debian; `make uninstall` removes exactly those.
+# shell looks on Debian; `make uninstall` removes exactly those.  As root,
+# a real install to /usr/local (in a private mount namespace) is completed
+# by fresh login shells of bash, zsh and fish.
 
 load helper
 
@@ -35,16 +37,68 @@ files() {
 	cmp "$ROOT/completions/cbexec.fish" "$T/dest/usr/share/fish/vendor_completions.d/cbexec.fish"
 }
 
-@test "the default PREFIX is /usr/local" {
+@test "the default PREFIX is /usr/local: zsh site-functions, fish /etc/fish/completions" {
 	run -0 mk install DESTDIR="$T/dest"
 	run -0 files "$T/dest"
 	assert_output "$(printf '%s\n' \
+	    ./etc/fish/completions/cbexec.fish \
 	    ./usr/local/bin/cbexec \
 	    ./usr/local/share/bash-completion/completions/cbexec \
-	    ./usr/local/share/fish/vendor_completions.d/cbexec.fish \
 	    ./usr/local/share/man/man1/cbexec.1 \
 	    ./usr/local/share/man/man5/cbexec.conf.5 \
-	    ./usr/local/share/zsh/vendor-completions/_cbexec)"
+	    ./usr/local/share/zsh/site-functions/_cbexec)"
+	run -0 mk uninstall DESTDIR="$T/dest"
+	run -0 files "$T/dest"
+	assert_output ''
+}
+
+@test "another PREFIX keeps every file under it" {
+	run -0 mk install DESTDIR="$T/dest" PREFIX=/opt/cbexec
+	run -0 files "$T/dest"
+	assert_output "$(printf '%s\n' \
+	    ./opt/cbexec/bin/cbexec \
+	    ./opt/cbexec/share/bash-completion/completions/cbexec \
+	    ./opt/cbexec/share/fish/vendor_completions.d/cbexec.fish \
+	    ./opt/cbexec/share/man/man1/cbexec.1 \
+	    ./opt/cbexec/share/man/man5/cbexec.conf.5 \
+	    ./opt/cbexec/share/zsh/site-functions/_cbexec)"
+}
+
+@test "the directories of the default install are where fresh login shells look" {
+	command -v zsh >/dev/null && command -v fish >/dev/null ||
+	    skip "zsh or fish is not installed"
+	# zsh's fpath and fish's completion path, XDG_DATA_DIRS unset.
+	run -0 zsh -l -c 'print -l $fpath'
+	assert_line /usr/local/share/zsh/site-functions
+	run -0 env -u XDG_DATA_DIRS fish -l -c 'printf "%s\n" $fish_complete_path'
+	assert_line /etc/fish/completions
+	refute_line /usr/local/share/fish/vendor_completions.d
+}
+
+@test "after make install to /usr/local, fresh login shells complete cbexec" {
+	[ "$(id -u)" = 0 ] || skip "needs root (a private mount namespace)"
+	[ -d /etc/fish/completions ] || skip "no /etc/fish/completions"
+	command -v zsh >/dev/null && command -v fish >/dev/null &&
+	    [ -r /usr/share/bash-completion/bash_completion ] ||
+	    skip "bash-completion, zsh or fish is not installed"
+	unshare -m true 2>/dev/null || skip "cannot make a mount namespace"
+	# Empty /usr/local and /etc/fish/completions for this test alone, a
+	# real install there, then one fresh login shell of each kind, with
+	# XDG_DATA_DIRS unset as in a cron or ssh session.
+	cat >try.sh <<'SH'
+set -e
+mount -t tmpfs tmpfs /usr/local
+mount -t tmpfs tmpfs /etc/fish/completions
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$1" install >/dev/null
+unset XDG_DATA_DIRS
+echo "bash: $(bash -l -i -c '__load_completion cbexec; complete -p cbexec' 2>/dev/null)"
+echo "zsh: $(zsh -l -c 'autoload -Uz compinit; compinit -u -D; print -r -- ${_comps[cbexec]}')"
+echo "fish: $(fish -l -c 'complete -C "cbexec sta"' | tr '\t' ' ')"
+SH
+	run -0 unshare -m bash try.sh "$ROOT"
+	assert_line 'bash: complete -F _cbexec cbexec'
+	assert_line 'zsh: _cbexec'
+	assert_line 'fish: status show breakers'
 }
 
 @test "make uninstall removes exactly what install put, and nothing else" {

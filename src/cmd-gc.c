@@ -111,7 +111,7 @@ cmd_gc_exec(struct cb_ctx *ctx, int argc, char **argv)
 	if (cmd_config(ctx) == -1 || (path = cmd_state_path(ctx)) == NULL)
 		return EXIT_FAIL;
 	/* No state file: nothing to collect, and nothing to create. */
-	if (stat(path, &sb) == -1 && errno == ENOENT)
+	if (!store_is_redis(path) && stat(path, &sb) == -1 && errno == ENOENT)
 		return EXIT_OK;
 	if ((store = cmd_store(ctx, 0, NULL, &err)) == NULL) {
 		cmd_warnx("%s", err.msg);
@@ -127,6 +127,11 @@ cmd_gc_exec(struct cb_ctx *ctx, int argc, char **argv)
 			status = EXIT_FAIL;
 		}
 		goto out;
+	}
+	if (store->ops->prune == NULL) {
+		cmd_warnx("gc: the %s store '%s' cannot remove breakers",
+		    store->ops->kind, store->path);
+		return EXIT_FAIL;
 	}
 	/* On failure, what was removed before it is still gone: list it. */
 	if (store_prune(store, gc_cb, &st, &removed, &err) == -1) {

@@ -299,6 +299,27 @@ local_json() {
 	assert_output db-1
 }
 
+@test "GLOBs of reset, trip and forget, and gc --dry-run, work against Redis" {
+	redis_start
+	export CBEXEC_STATE=$URL
+	run -0 cb trip db-1 db-2 web
+	run -0 cb reset 'db-*'
+	assert_output $'db-1\ndb-2'
+	[ "$(json db-1 .state)/$(json db-2 .state)/$(json web .state)" = closed/closed/open ]
+	run -1 cb trip 'nomatch-*'
+	assert_output "cbexec: no breaker matches 'nomatch-*'"
+	run -0 cb gc --dry-run --idle 0
+	assert_output $'db-1\ndb-2'
+	run -0 cb status --names
+	assert_output $'db-1\ndb-2\nweb'
+	run -0 cb forget 'db-?'
+	assert_output $'db-1\ndb-2'
+	run -0 "${RCLI[@]}" EXISTS cbexec:db-1
+	assert_output 0
+	run -0 cb status --names
+	assert_output web
+}
+
 @test "status walks every breaker with SCAN (KEYS is disabled) under its prefix only" {
 	redis_start
 	run -0 on a run seed -- true

@@ -15,7 +15,6 @@ import sys
 # Macros a cell may begin with on purpose: their words are not plain text.
 FORMATTING = set("""Ar Cm Dq Dv Em Er Ev Fa Fl Fn Ic Li Nm Pa Ql Qq Sq Sx Sy
     Va Vt Xr Pq Po Pc Ns Ms Lk Mt""".split())
-WORDS = 3
 
 
 def rendered(page):
@@ -67,7 +66,7 @@ def check(page):
                 want.append(None)
                 continue
             words = []
-            for w in cell[:WORDS]:
+            for w in cell:
                 if w in FORMATTING:
                     break
                 u = unescape(w)
@@ -81,8 +80,8 @@ def check(page):
         pat = re.compile(r"(^|\s)" + r"\s.*?".join(parts))
         if not any(pat.search(line) for line in lines):
             print("%s:%d: table row lost words when rendered: '%s' is not "
-                  "on any line (a cell that begins with a macro name "
-                  "needs \\&)" % (page, n, " | ".join(w for w in want if w)))
+                  "on any line (a word that is also an mdoc macro "
+                  "needs \\& before it)" % (page, n, " | ".join(w for w in want if w)))
             bad += 1
     return bad
 

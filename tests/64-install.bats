@@ -64,15 +64,18 @@ files() {
 	    ./opt/cbexec/share/zsh/site-functions/_cbexec)"
 }
 
-@test "the directories of the default install are where fresh login shells look" {
+@test "the default install puts each completion where a fresh login shell looks" {
 	command -v zsh >/dev/null && command -v fish >/dev/null ||
 	    skip "zsh or fish is not installed"
+	run -0 mk install DESTDIR="$T/dest"
+	local z f
+	z=$(cd "$T/dest" && find . -name _cbexec | sed 's@^\.@@; s@/_cbexec$@@')
+	f=$(cd "$T/dest" && find . -name cbexec.fish | sed 's@^\.@@; s@/cbexec.fish$@@')
 	# zsh's fpath and fish's completion path, XDG_DATA_DIRS unset.
 	run -0 zsh -l -c 'print -l $fpath'
-	assert_line /usr/local/share/zsh/site-functions
+	assert_line "$z"
 	run -0 env -u XDG_DATA_DIRS fish -l -c 'printf "%s\n" $fish_complete_path'
-	assert_line /etc/fish/completions
-	refute_line /usr/local/share/fish/vendor_completions.d
+	assert_line "$f"
 }
 
 @test "after make install to /usr/local, fresh login shells complete cbexec" {

@@ -238,6 +238,10 @@ holder() {
 	# Its release works as any other.
 	AT=+62s run -0 cbx release "$(cat tok)" success
 	assert_equal "$(json_field x state)" closed
+	{
+		kill -9 "$(cat holder.pid)"
+		wait "$(cat holder.pid)"
+	} 2>/dev/null || true
 }
 
 @test "acquire --pid: a holder killed with SIGKILL frees its slot at the next call, as a failure" {

@@ -102,6 +102,27 @@ show_quote(const char *s, char *buf, size_t len)
 	buf[o] = '\0';
 }
 
+/*
+ * The state path for printing: a Redis URL's password (which cbexec
+ * refuses, but a config may hold) replaced by "***", so that no message
+ * ever shows it.
+ */
+static void
+show_state(const char *state, char *buf, size_t len)
+{
+	const char	*auth, *at, *colon, *end;
+
+	snprintf(buf, len, "%s", state);
+	if (!store_is_redis(state) || (auth = strstr(state, "//")) == NULL)
+		return;
+	auth += 2;
+	end = auth + strcspn(auth, "/?");
+	if ((at = memchr(auth, '@', (size_t)(end - auth))) == NULL ||
+	    (colon = memchr(auth, ':', (size_t)(at - auth))) == NULL)
+		return;
+	snprintf(buf, len, "%.*s***%s", (int)(colon + 1 - state), state, at);
+}
+
 /* Where top-level KEY came from: FILE:LINE or built-in. */
 static const char *
 show_origin(const struct cb_config *cfg, const char *key, char *buf,
@@ -210,7 +231,7 @@ config_show_all(struct cb_ctx *ctx)
 		    sizeof o));
 	else
 		row = show_add(&t, "state", "built-in");
-	snprintf(row->value, sizeof row->value, "%s", state);
+	show_state(state, row->value, sizeof row->value);
 	row = show_add(&t, "store", "the state path");
 	snprintf(row->value, sizeof row->value, "%s",
 	    store_is_redis(state) ? "redis" : "lmdb");

@@ -233,3 +233,12 @@ show_all() {
 	run -0 show_line x failure_codes
 	assert_output --regexp "^failure_codes +\"1,3,5,7,9,11,13,15,17,19,21,23,25,27,29,31,33,35,37,39,41\" $CBEXEC_CONFIG:1\$"
 }
+
+@test "config show with no NAME never prints the password of a Redis URL" {
+	config 'state = "redis://cbexec:s3cret@127.0.0.1:1/0";'
+	unset CBEXEC_STATE
+	show_all
+	run -0 cat show.out
+	assert_line --regexp "^state +redis://cbexec:\*\*\*@127\.0\.0\.1:1/0 +$CBEXEC_CONFIG:1\$"
+	refute_output --partial s3cret
+}

@@ -33,7 +33,7 @@ fishcomp() {
 
 # zshcomp LINE: what zsh lists for LINE after two TABs, driven through a
 # pty (zsh/zpty) with compinit loading completions/_cbexec; escape
-# sequences removed.
+# sequences removed.  $2: a word the listing must show (waited for).
 zshcomp() {
 	local script=$T/zshcomp.zsh
 	cat >"$script" <<'ZSH'
@@ -42,13 +42,18 @@ zpty -b z zsh -f -i
 zpty -w z "PS1='%% '; fpath=($1 \$fpath); autoload -Uz compinit; compinit -u -D; setopt nobeep; zstyle ':completion:*' list-rows-first true; echo READY-MARK"
 zpty -r z out '*READY-MARK*'
 zpty -r z out '*READY-MARK*'
-zpty -w -n z "$2"$'\t\t\C-u'
+# zle skips the listing while input is pending: wait for the listing
+# ($3, a word it must show) before typing anything more.
+got=
+zpty -w -n z "$2"$'\t\t'
+[[ -n $3 ]] && zpty -r z got "*$3*"
+zpty -w -n z $'\C-u'
 zpty -w z 'echo DONE-MARK'
 zpty -r z out '*DONE-MARK*'
-print -r -- "$out"
+print -r -- "$got$out"
 zpty -d z
 ZSH
-	timeout 60 zsh -f "$script" "$COMPDIR" "$1" | tr -d '\r' |
+	timeout 60 zsh -f "$script" "$COMPDIR" "$1" "${2-}" | tr -d '\r' |
 	    sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g'
 }
 
@@ -191,22 +196,22 @@ setup() {
 }
 
 @test "zsh: commands, values and breaker names, ':' included" {
-	run -0 zshcomp 'cbexec '
+	run -0 zshcomp 'cbexec ' forget
 	assert_output --partial 'acquire'
 	assert_output --partial 'forget'
-	run -0 zshcomp 'cbexec status '
+	run -0 zshcomp 'cbexec status ' db:replica
 	assert_output --partial 'db:primary'
 	assert_output --partial 'db:replica'
-	run -0 zshcomp 'cbexec run db --on-open '
+	run -0 zshcomp 'cbexec run db --on-open ' skip
 	assert_output --regexp 'fail +skip'
-	run -0 zshcomp 'cbexec release TOKEN '
+	run -0 zshcomp 'cbexec release TOKEN ' success
 	assert_output --regexp 'failure +ignore +success'
-	run -0 zshcomp 'cbexec run db -o retr'
+	run -0 zshcomp 'cbexec run db -o retr' retry_delay
 	assert_output --regexp 'retries +retry_delay'
-	run -0 zshcomp 'cbexec acquire db --'
+	run -0 zshcomp 'cbexec acquire db --' --wait
 	assert_output --partial -- '--pid'
 	assert_output --partial -- '--wait'
-	run -0 zshcomp 'cbexec gc --'
+	run -0 zshcomp 'cbexec gc --' --dry-run
 	assert_output --partial -- '--dry-run'
 }
 

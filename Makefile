@@ -143,7 +143,7 @@ DEBS	= gcc make libc6-dev pkg-config liblmdb-dev libconfig-dev lmdb-utils \
 	  libhiredis-dev redis-server \
 	  hyperfine time \
 	  clang libclang-rt-14-dev valgrind util-linux \
-	  debhelper dpkg-dev lintian fakeroot adduser
+	  debhelper dpkg-dev lintian fakeroot adduser systemd binutils man-db
 SUDO	= $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 deps:
@@ -257,8 +257,8 @@ deb:
 	lintian --fail-on error --info $(DEBB)/cbexec_$(VERSION)_*.changes
 
 # The package's build, lintian, contents and maintainer scripts, and an
-# install, remove and purge in a throwaway root (tests/97-deb.bats): over a
-# minute, so not part of check; .ci/run runs it.
+# install, remove and purge in a throwaway root: tests/97-deb.bats, about
+# 20 seconds and part of check; check-deb runs it alone.
 check-deb: $(B)/cbexec
 	@echo "== Debian package"
 	@CBEXEC=$(abspath $(B)/cbexec) bats --tap tests/97-deb.bats

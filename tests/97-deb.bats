@@ -151,6 +151,11 @@ in_root() {
 	gid=$(getent group cbexec | cut -d: -f3)
 	[ "$gid" -lt 1000 ] && echo "group: system"
 	echo "legacy: $(stat -c "%a %U %G" /var/lib/cbexec/state.mdb)"
+	# The example units are sound once the package is there.
+	ex=/usr/share/doc/cbexec/examples
+	rc=0; systemd-analyze verify $ex/sync-orders.service $ex/sync-orders.timer \
+	    $ex/cbexec-prometheus.service $ex/cbexec-prometheus.timer 2>&1 || rc=$?
+	echo "units: $rc"
 	# Configuring again changes nothing.
 	dpkg -i /cbexec.deb >/dev/null 2>&1
 	[ "$(getent group cbexec | cut -d: -f3)" = "$gid" ] && same=gid
@@ -205,6 +210,7 @@ in_root() {
 	assert_equal "${lines[0]}" "before: 600 root root"
 	assert_line "dir: 3770 root cbexec"
 	assert_line "group: system"
+	assert_line "units: 0"
 	assert_line "legacy: 660 root cbexec"
 	assert_line "again: 3770 root cbexec gid"
 	assert_line "planted data: 1 intact 1"

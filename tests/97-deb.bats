@@ -137,7 +137,12 @@ in_root() {
 
 @test "install, shared state for root and the cbexec group, remove, purge" {
 	[ "$(id -u)" = 0 ] || skip "installing in a throwaway root needs root"
-	unshare --mount true 2>/dev/null || skip "no mount namespaces here"
+	mkdir "$T/probe"
+	unshare --mount --propagation private sh -c 'mount -t tmpfs tmpfs "$1" &&
+	    mkdir "$1/u" "$1/w" "$1/r" &&
+	    mount -t overlay overlay -o "lowerdir=/,upperdir=$1/u,workdir=$1/w" "$1/r"' \
+	    probe "$T/probe" 2>/dev/null ||
+	    skip "no private mounts of an overlay of / here"
 	run -0 in_root '
 	# A machine where cbexec was never installed, whose root used 0.1.
 	rm -rf /var/lib/cbexec /etc/cbexec.conf /root/.config/cbexec

@@ -263,6 +263,8 @@ check-deb: $(B)/cbexec
 	@echo "== Debian package"
 	@CBEXEC=$(abspath $(B)/cbexec) bats --tap tests/97-deb.bats
 
+.PHONY: deb check-deb
+
 # ---- reliability: fuzzing, memcheck, stress (README "Reliability") ----
 
 # libFuzzer harnesses (tests/fuzz/), built with clang, ASan and UBSan.
@@ -357,6 +359,5 @@ fuzz-smoke: fuzz-build
 		fi; \
 	done; echo "$$p $$f" >>$(COUNTS)
 
-.PHONY: all deps check check-one lint install uninstall bench clean deb \
-	check-deb \
+.PHONY: all deps check check-one lint install uninstall bench clean \
 	fuzz fuzz-smoke fuzz-build memcheck stress

@@ -5,6 +5,7 @@
 #   make check      unit tests, man page lint, bats suite; then all again
 #                   under ASan+UBSan (SANITIZE=0 skips that second pass)
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make deb        cbexec_VERSION_ARCH.deb (debian/), checked by lintian
 #   make bench      performance figures (never part of check)
 #   make fuzz       libFuzzer harnesses, FUZZ_RUNS (1000000) executions each
 #   make stress     full load and chaos drivers (tests/stress/)
@@ -216,7 +217,7 @@ uninstall:
 	    $(DESTDIR)$(FISHCOMPDIR)/cbexec.fish
 
 clean:
-	rm -rf build build-san build-fuzz cbexec
+	rm -rf build build-san build-fuzz cbexec cbexec_*.deb
 
 # Figures next to the floor (bench/floor.c); see bench/run.sh.
 BENCHFLAGS = -Isrc $(filter-out -fsanitize=%,$(ALL_CFLAGS) $(ALL_LDFLAGS))

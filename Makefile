@@ -5,6 +5,7 @@
 #   make check      unit tests, man page lint, bats suite; then all again
 #                   under ASan+UBSan (SANITIZE=0 skips that second pass)
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make deb        cbexec_VERSION_ARCH.deb (debian/), checked by lintian
 #   make bench      performance figures (never part of check)
 #   make fuzz       libFuzzer harnesses, FUZZ_RUNS (1000000) executions each
 #   make stress     full load and chaos drivers (tests/stress/)
@@ -42,17 +43,31 @@ PKGS	= lmdb libconfig
 
 # The Redis fleet store (SPEC section 9) is built when pkg-config finds
 # hiredis; WITH_REDIS=0 leaves it out (a redis:// state is then an error).
-WITH_REDIS ?= $(shell pkg-config --exists hiredis && echo 1 || echo 0)
+ifndef WITH_REDIS
+WITH_REDIS := $(shell pkg-config --exists hiredis 2>/dev/null && echo 1 || echo 0)
+endif
 ifeq ($(WITH_REDIS),1)
 PKGS	+= hiredis
 REDISFLAGS = -DCBEXEC_REDIS
 endif
-CC	?= cc
+
+# Flags: CFLAGS, CPPFLAGS and LDFLAGS are the user's (`make CFLAGS='-O1 -g'`,
+# or dpkg-buildflags' in a Debian build) and replace only these defaults;
+# what the build needs lives in CB_CFLAGS and CB_LDFLAGS, which every rule
+# adds.  pkg-config and the compiler probes run once per make (:=).
+# -Werror is for the project's own checks (make check, so CI), not for users
+# and distributions, whose newer compilers may warn about new things;
+# exported so that the makes that check starts (and the tests' makes) agree.
 CFLAGS	?= -O2 -g
-CFLAGS	+= -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
-	   -Wmissing-prototypes -D_FORTIFY_SOURCE=2 -D_GNU_SOURCE \
-	   -DCBEXEC_VERSION='"$(VERSION)"' $(REDISFLAGS) \
-	   $(shell pkg-config --cflags $(PKGS))
+CPPFLAGS ?= -D_FORTIFY_SOURCE=2
+ifneq ($(filter check check-one check-deb,$(MAKECMDGOALS)),)
+export WERROR ?= -Werror
+endif
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+CB_CFLAGS = -std=c11 -D_GNU_SOURCE -DCBEXEC_VERSION='"$(VERSION)"' \
+	   $(REDISFLAGS) $(PKG_CFLAGS) -Wall -Wextra $(WERROR) -Wshadow \
+	   -Wstrict-prototypes -Wmissing-prototypes $(SANFLAGS)
+ALL_CFLAGS = $(CB_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 # Start-up cost (see README, Performance): each shared library is an
 # open, five mmaps and a symbol lookup pass for every invocation, about a
 # quarter of a closed run's instructions.  So liblmdb and libconfig are
@@ -60,22 +75,34 @@ CFLAGS	+= -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 # links them shared); libc stays shared (getpwuid needs NSS).  The shared
 # -l flags after -Bdynamic bring in the private dependencies; --as-needed
 # drops whatever the archives already satisfied.
-STATIC	?= $(if $(and $(wildcard $(shell $(CC) -print-file-name=liblmdb.a)),\
+ifndef STATIC
+STATIC	:= $(if $(and $(wildcard $(shell $(CC) -print-file-name=liblmdb.a)),\
 	   $(wildcard $(shell $(CC) -print-file-name=libconfig.a))),1,0)
-LDFLAGS	+= -Wl,-O1,--as-needed
-ifeq ($(STATIC),1)
-LDLIBS	+= -Wl,-Bstatic $(shell pkg-config --libs-only-l $(PKGS)) -Wl,-Bdynamic
 endif
-LDLIBS	+= $(shell pkg-config --static --libs $(PKGS))
+CB_LDFLAGS = -Wl,-O1,--as-needed $(SANFLAGS)
+ALL_LDFLAGS = $(CB_LDFLAGS) $(CFLAGS) $(LDFLAGS)
+ifeq ($(STATIC),1)
+STATIC_LIBS := $(shell pkg-config --libs-only-l $(PKGS) 2>/dev/null)
+LDLIBS	+= -Wl,-Bstatic $(STATIC_LIBS) -Wl,-Bdynamic
+endif
+PKG_LIBS := $(shell pkg-config --static --libs $(PKGS) 2>/dev/null)
+LDLIBS	+= $(PKG_LIBS)
 
 # Build directory: build/ normally, build-san/ for the sanitizer pass.
 ifeq ($(SANITIZE),1)
 B	= build-san
-CFLAGS	+= -fsanitize=address,undefined -fno-omit-frame-pointer \
+SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
 	   -fno-sanitize-recover=all
-LDFLAGS	+= -fsanitize=address,undefined
 else
 B	= build
+endif
+
+# Everything is rebuilt when the flags change (-Werror under check, STATIC,
+# a new CFLAGS): $(B)/.flags holds the last ones.
+FLAGS_NOW := $(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(LDLIBS)
+ifneq ($(FLAGS_NOW),$(file <$(B)/.flags))
+$(shell mkdir -p $(B))
+$(file >$(B)/.flags,$(FLAGS_NOW))
 endif
 
 # The pure core: links without -llmdb or -lconfig (the unit tests prove it).
@@ -96,24 +123,26 @@ cbexec: $(B)/cbexec
 	cp -f $(B)/cbexec $@
 
 $(B)/cbexec: $(OBJS)
-	$(CC) $(LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
 
 UNITOBJS = $(B)/unit.o $(B)/unit-core.o $(B)/unit-policy.o
 
 $(B)/unit: $(UNITOBJS) $(PUREOBJS)
-	$(CC) $(LDFLAGS) -o $@ $(UNITOBJS) $(PUREOBJS) -lm
+	$(CC) $(ALL_LDFLAGS) -o $@ $(UNITOBJS) $(PUREOBJS) -lm
 
 $(B)/unit.o: tests/unit.c | $(B)
-	$(CC) $(CFLAGS) -Isrc -MMD -MP -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -Isrc -MMD -MP -c -o $@ $<
 
 $(B)/unit-%.o: tests/unit-%.c | $(B)
-	$(CC) $(CFLAGS) -Isrc -MMD -MP -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -Isrc -MMD -MP -c -o $@ $<
 
 $(B)/%.o: src/%.c | $(B)
-	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(B):
 	mkdir -p $@
+
+$(OBJS) $(UNITOBJS) $(B)/cbexec $(B)/unit $(B)/hold-writer: $(B)/.flags
 
 # Rebuild the Redis store when WITH_REDIS changes.
 $(B)/store-redis.o: $(B)/.with-redis-$(WITH_REDIS)
@@ -131,7 +160,8 @@ DEBS	= gcc make libc6-dev pkg-config liblmdb-dev libconfig-dev lmdb-utils \
 	  curl wget python3 openssh-client rsync postgresql-client \
 	  libhiredis-dev redis-server \
 	  hyperfine time \
-	  clang libclang-rt-14-dev valgrind util-linux
+	  clang libclang-rt-14-dev valgrind util-linux \
+	  debhelper dpkg-dev lintian fakeroot adduser systemd binutils man-db
 SUDO	= $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 deps:
@@ -168,7 +198,7 @@ SANENV	= ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1:exitcode=86 \
 
 # A test tool: holds the LMDB writer lock until its stdin closes.
 $(B)/hold-writer: tests/hold-writer.c | $(B)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LDLIBS)
 
 check-one: $(B)/cbexec $(B)/unit $(B)/hold-writer lint
 	@echo "== unit tests ($(B))"
@@ -207,21 +237,54 @@ uninstall:
 	    $(DESTDIR)$(FISHCOMPDIR)/cbexec.fish
 
 clean:
-	rm -rf build build-san build-fuzz cbexec
+	rm -rf build build-san build-fuzz cbexec cbexec_*.deb
 
 # Figures next to the floor (bench/floor.c); see bench/run.sh.
-BENCHFLAGS = -Isrc $(filter-out -fsanitize=%,$(CFLAGS))
+BENCHFLAGS = -Isrc $(filter-out -fsanitize=%,$(ALL_CFLAGS) $(ALL_LDFLAGS))
 
 $(B)/bench-floor: bench/floor.c Makefile | $(B)
-	$(CC) $(BENCHFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
+	$(CC) $(BENCHFLAGS) -o $@ $< $(LDLIBS)
 
 $(B)/bench-gen: bench/gen.c Makefile $(B)/store-lmdb.o $(B)/record.o $(B)/util.o
-	$(CC) $(BENCHFLAGS) $(LDFLAGS) -o $@ $< $(B)/store-lmdb.o \
+	$(CC) $(BENCHFLAGS) -o $@ $< $(B)/store-lmdb.o \
 	    $(B)/record.o $(B)/util.o $(LDLIBS)
 
 bench: $(B)/cbexec $(B)/bench-floor $(B)/bench-gen
 	bench/run.sh $(B)/cbexec $(B)/bench-floor $(B)/bench-gen
 
+
+# ---- the Debian package (debian/, SPEC section 10) ----
+
+# `make deb` builds cbexec_VERSION_ARCH.deb here from a copy of the tree in
+# $(DEBB) (dpkg-buildpackage writes beside the source and cleans it), then
+# runs lintian on it; any error (E:) fails.  The user's make flags stay
+# out of the package build: debian/rules and dpkg-buildflags decide.
+DEBB	= build/deb
+DEBSRC	= $(DEBB)/cbexec-$(VERSION)
+DEBENV	= env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u WERROR -u CFLAGS \
+	  -u CPPFLAGS -u LDFLAGS -u STATIC -u WITH_REDIS -u SANITIZE
+
+deb:
+	@v=$$(dpkg-parsechangelog -S Version); [ "$$v" = "$(VERSION)" ] || \
+	    { echo "deb: debian/changelog is at $$v, VERSION is $(VERSION)"; \
+	    exit 1; }
+	rm -rf $(DEBB) && mkdir -p $(DEBSRC)
+	tar -c --exclude=./build --exclude=./build-san --exclude=./build-fuzz \
+	    --exclude=./cbexec --exclude='./cbexec_*' --exclude-vcs \
+	    --exclude=./debian/cbexec --exclude=./debian/.debhelper . | \
+	    tar -x -C $(DEBSRC)
+	cd $(DEBSRC) && $(DEBENV) dpkg-buildpackage -us -uc -b
+	cp $(DEBB)/cbexec_$(VERSION)_*.deb .
+	lintian --fail-on error --info $(DEBB)/cbexec_$(VERSION)_*.changes
+
+# The package's build, lintian, contents and maintainer scripts, and an
+# install, remove and purge in a throwaway root: tests/97-deb.bats, about
+# 20 seconds and part of check; check-deb runs it alone.
+check-deb: $(B)/cbexec
+	@echo "== Debian package"
+	@CBEXEC=$(abspath $(B)/cbexec) bats --tap tests/97-deb.bats
+
+.PHONY: deb check-deb
 
 # ---- reliability: fuzzing, memcheck, stress (README "Reliability") ----
 
@@ -238,7 +301,7 @@ FUZZFLAGS = -g -O1 -std=c11 -Wall -Wextra -Werror -Wshadow \
 	    -Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers \
 	    -D_GNU_SOURCE \
 	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	    $(shell pkg-config --cflags libconfig) -Isrc
+	    $(PKG_CFLAGS) -Isrc
 FUZZ_PURE = $(PURE:%=$(FB)/%.o)
 
 $(FB)/%.o: src/%.c | $(FB)

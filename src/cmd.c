@@ -3,7 +3,12 @@
  * and store opened once on demand, the state path rules of SPEC section 5,
  * name validation, and the reporting of transitions.
  */
+#include <sys/stat.h>
+#include <sys/types.h>
+
 #include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -93,6 +98,65 @@ cmd_config(struct cb_ctx *ctx)
 	return 0;
 }
 
+/*
+ * The shared system state (SPEC section 10): root's, and that of the
+ * members of the group cbexec, whose new files there get mode 0660.
+ */
+#define STATE_SYSTEM_DIR	"/var/lib/cbexec"
+#define STATE_SYSTEM		STATE_SYSTEM_DIR "/state.mdb"
+#define STATE_GROUP		"cbexec"
+
+/* Is the process in the group cbexec (effective or supplementary)? */
+static int
+state_group_member(void)
+{
+	struct group	*gr;
+	gid_t		 gid, *groups;
+	int		 n, i, found = 0;
+
+	if ((gr = getgrnam(STATE_GROUP)) == NULL)
+		return 0;
+	gid = gr->gr_gid;
+	if (getegid() == gid)
+		return 1;
+	if ((n = getgroups(0, NULL)) <= 0)
+		return 0;
+	groups = xcalloc((size_t)n, sizeof *groups);
+	if ((n = getgroups(n, groups)) > 0) {
+		for (i = 0; i < n && !found; i++)
+			found = groups[i] == gid;
+	}
+	free(groups);
+	return found;
+}
+
+/*
+ * Can the state at path be made?  The nearest directory above it that
+ * exists must be one we may write and search (a service account's home
+ * may be /nonexistent, or /var/www owned by root).
+ */
+static int
+state_usable(const char *path)
+{
+	struct stat	 st;
+	char		*dir, *p;
+	int		 ok = 0;
+
+	dir = xstrdup(path);
+	while ((p = strrchr(dir, '/')) != NULL && p != dir) {
+		*p = '\0';
+		if (stat(dir, &st) == 0) {
+			ok = S_ISDIR(st.st_mode) && faccessat(AT_FDCWD, dir,
+			    W_OK | X_OK, AT_EACCESS) == 0;
+			break;
+		}
+		if (errno != ENOENT && errno != ENOTDIR)
+			break;
+	}
+	free(dir);
+	return ok;
+}
+
 /* $XDG_STATE_HOME if set and absolute, else HOME/.local/state. */
 static char *
 state_home(void)
@@ -118,12 +182,41 @@ state_home(void)
 }
 
 /*
- * The state path by the rules of SPEC section 5; with local_only, the
- * first candidate that is not a Redis URL (the fallback's LMDB file).
+ * The state of a user with no usable home: /var/tmp/cbexec-UID, made 0700
+ * and checked as tmux checks /tmp/tmux-UID (a directory, not a symlink,
+ * ours, and nobody else's to read or write), so that another user cannot
+ * have made it first and hold our breakers.
+ */
+static char *
+state_fallback(void)
+{
+	struct stat	 st;
+	uid_t		 uid = geteuid();
+	char		*dir, *s = NULL;
+
+	xasprintf(&dir, "/var/tmp/cbexec-%u", (unsigned)uid);
+	if (mkdir(dir, 0700) == -1 && errno != EEXIST)
+		cmd_warn("cannot create directory '%s'", dir);
+	else if (lstat(dir, &st) == -1)
+		cmd_warn("cannot use directory '%s'", dir);
+	else if (!S_ISDIR(st.st_mode) || st.st_uid != uid ||
+	    (st.st_mode & 077) != 0)
+		cmd_warnx("cannot use directory '%s': not a directory of "
+		    "uid %u's alone (mode 0700)", dir, (unsigned)uid);
+	else
+		xasprintf(&s, "%s/state.mdb", dir);
+	free(dir);
+	return s;
+}
+
+/*
+ * The state path by the rules of SPEC sections 5 and 10; with local_only,
+ * the first candidate that is not a Redis URL (the fallback's LMDB file).
  */
 static char *
 state_resolve(struct cb_ctx *ctx, int local_only)
 {
+	struct stat	 st;
 	const char	*c[3];
 	char		*s;
 	int		 i;
@@ -138,12 +231,13 @@ state_resolve(struct cb_ctx *ctx, int local_only)
 			continue;
 		return xstrdup(c[i]);
 	}
-	if (geteuid() == 0)
-		return xstrdup("/var/lib/cbexec/state.mdb");
-	if ((s = state_home()) == NULL)
-		cmd_warnx("cannot find a state file: HOME is not set; "
-		    "use -s or CBEXEC_STATE");
-	return s;
+	if (geteuid() == 0 || (state_group_member() &&
+	    stat(STATE_SYSTEM_DIR, &st) == 0 && S_ISDIR(st.st_mode)))
+		return xstrdup(STATE_SYSTEM);
+	if ((s = state_home()) != NULL && state_usable(s))
+		return s;
+	free(s);
+	return state_fallback();
 }
 
 const char *
@@ -166,6 +260,36 @@ rank_record(const uint8_t *data, size_t len, struct store_rank *rk)
 	return 0;
 }
 
+/*
+ * Mode of new state files: state_mode if the config sets it, else 0660 in
+ * a directory of the group cbexec (so that root and the group's members
+ * share it), else 0600.
+ */
+static mode_t
+state_mode(struct cb_ctx *ctx, const char *path)
+{
+	struct group	*gr;
+	struct stat	 st;
+	char		*dir, *p;
+	mode_t		 mode = ctx->cfg.state_mode;
+
+	if (ctx->cfg.state_mode_set)
+		return mode;
+	dir = xstrdup(path);
+	if ((p = strrchr(dir, '/')) == NULL) {
+		free(dir);
+		dir = xstrdup(".");
+	} else if (p == dir)
+		p[1] = '\0';
+	else
+		*p = '\0';
+	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    (gr = getgrnam(STATE_GROUP)) != NULL && st.st_gid == gr->gr_gid)
+		mode = 0660;
+	free(dir);
+	return mode;
+}
+
 static struct store *
 store_open_lmdb(struct cb_ctx *ctx, const char *path, int readonly,
     struct cb_err *err)
@@ -174,7 +298,7 @@ store_open_lmdb(struct cb_ctx *ctx, const char *path, int readonly,
 
 	memset(&opts, 0, sizeof opts);
 	opts.path = path;
-	opts.mode = ctx->cfg.state_mode;
+	opts.mode = state_mode(ctx, path);
 	switch (ctx->cfg.sync) {
 	case SYNC_META:
 		opts.sync = STORE_SYNC_META;

@@ -106,17 +106,30 @@ cmd_config(struct cb_ctx *ctx)
 #define STATE_SYSTEM		STATE_SYSTEM_DIR "/state.mdb"
 #define STATE_GROUP		"cbexec"
 
-/* Is the process in the group cbexec (effective or supplementary)? */
-static int
-state_group_member(void)
+/*
+ * The group cbexec's id, looked up once (NSS may load modules and open
+ * sockets: about a millisecond), or -1 when there is no such group.
+ */
+static long long
+state_group(void)
 {
-	struct group	*gr;
-	gid_t		 gid, *groups;
-	int		 n, i, found = 0;
+	static int		 done;
+	static long long	 gid = -1;
+	struct group		*gr;
 
-	if ((gr = getgrnam(STATE_GROUP)) == NULL)
-		return 0;
-	gid = gr->gr_gid;
+	if (!done && (gr = getgrnam(STATE_GROUP)) != NULL)
+		gid = gr->gr_gid;
+	done = 1;
+	return gid;
+}
+
+/* Is gid the process's effective group or one of its supplementary ones? */
+static int
+state_in_group(gid_t gid)
+{
+	gid_t	*groups;
+	int	 n, i, found = 0;
+
 	if (getegid() == gid)
 		return 1;
 	if ((n = getgroups(0, NULL)) <= 0)
@@ -128,6 +141,22 @@ state_group_member(void)
 	}
 	free(groups);
 	return found;
+}
+
+/*
+ * Does a user who is not root share root's state (SPEC section 10)?  Yes
+ * when /var/lib/cbexec exists, its group is cbexec, and the user is in
+ * that group.  The name is looked up only for a user in the directory's
+ * group, so other users pay two system calls.
+ */
+static int
+state_shared(void)
+{
+	struct stat	st;
+
+	return stat(STATE_SYSTEM_DIR, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    st.st_gid != 0 && state_in_group(st.st_gid) &&
+	    state_group() == (long long)st.st_gid;
 }
 
 /*
@@ -216,7 +245,6 @@ state_fallback(void)
 static char *
 state_resolve(struct cb_ctx *ctx, int local_only)
 {
-	struct stat	 st;
 	const char	*c[3];
 	char		*s;
 	int		 i;
@@ -231,8 +259,7 @@ state_resolve(struct cb_ctx *ctx, int local_only)
 			continue;
 		return xstrdup(c[i]);
 	}
-	if (geteuid() == 0 || (state_group_member() &&
-	    stat(STATE_SYSTEM_DIR, &st) == 0 && S_ISDIR(st.st_mode)))
+	if (geteuid() == 0 || state_shared())
 		return xstrdup(STATE_SYSTEM);
 	if ((s = state_home()) != NULL && state_usable(s))
 		return s;
@@ -263,17 +290,23 @@ rank_record(const uint8_t *data, size_t len, struct store_rank *rk)
 /*
  * Mode of new state files: state_mode if the config sets it, else 0660 in
  * a directory of the group cbexec (so that root and the group's members
- * share it), else 0600.
+ * share it), else 0600.  It matters only when a file is made, so the
+ * group is looked up only then (and not for a directory of group root).
  */
 static mode_t
 state_mode(struct cb_ctx *ctx, const char *path)
 {
-	struct group	*gr;
 	struct stat	 st;
-	char		*dir, *p;
+	char		*dir, *lock, *p;
 	mode_t		 mode = ctx->cfg.state_mode;
+	int		 made;
 
 	if (ctx->cfg.state_mode_set)
+		return mode;
+	xasprintf(&lock, "%s-lock", path);
+	made = lstat(path, &st) == 0 && lstat(lock, &st) == 0;
+	free(lock);
+	if (made)
 		return mode;
 	dir = xstrdup(path);
 	if ((p = strrchr(dir, '/')) == NULL) {
@@ -283,8 +316,8 @@ state_mode(struct cb_ctx *ctx, const char *path)
 		p[1] = '\0';
 	else
 		*p = '\0';
-	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
-	    (gr = getgrnam(STATE_GROUP)) != NULL && st.st_gid == gr->gr_gid)
+	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_gid != 0 &&
+	    state_group() == (long long)st.st_gid)
 		mode = 0660;
 	free(dir);
 	return mode;

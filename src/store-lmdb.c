@@ -408,16 +408,16 @@ lmdb_same_path(const char *path, const struct stat *st)
  * LMDB opens its two files by name (PATH and PATH-lock), so the checks
  * above would hold only until somebody who may rename files in the state
  * directory swaps one for a symlink.  Hand LMDB names nobody else can
- * redirect instead: a fresh directory under /tmp that only we can write
- * (mkdtemp, 0700), holding "state" and "state-lock" as symlinks to
+ * redirect instead: a fresh directory under /dev/shm (else /tmp) that
+ * only we can write (mkdtemp, 0700), holding "state" and "state-lock" as symlinks to
  * /proc/self/fd/N of the descriptors opened and checked above.  LMDB then
  * reopens exactly those files, whatever happens to the state directory
  * meanwhile.  Returns 0 with the directory in tmp and LMDB's path in pin,
- * or -1 when this cannot be done here (no /proc, no writable /tmp); the
+ * or -1 when this cannot be done here (no /proc, nowhere to write); the
  * caller then opens by the real path and compares afterwards.
  */
 struct lmdb_pin {
-	char	dir[32];
+	char	dir[40];
 	char	path[64];
 	char	lock[80];
 	int	have_lock;
@@ -438,10 +438,19 @@ lmdb_pin(int dfd, const struct stat *dst, int lfd, const struct stat *lst,
 {
 	char	target[64];
 
+	static const char *const	 tmpl[] = {
+		"/dev/shm/cbexec-open.XXXXXX",	/* tmpfs: no disk write */
+		"/tmp/cbexec-open.XXXXXX"
+	};
+	size_t				 i;
+
 	memset(pin, 0, sizeof *pin);
-	memcpy(pin->dir, "/tmp/cbexec-open.XXXXXX",
-	    sizeof "/tmp/cbexec-open.XXXXXX");
-	if (mkdtemp(pin->dir) == NULL)
+	for (i = 0; i < sizeof tmpl / sizeof tmpl[0]; i++) {
+		(void)snprintf(pin->dir, sizeof pin->dir, "%s", tmpl[i]);
+		if (mkdtemp(pin->dir) != NULL)
+			break;
+	}
+	if (i == sizeof tmpl / sizeof tmpl[0])
 		return -1;
 	(void)snprintf(pin->path, sizeof pin->path, "%s/state", pin->dir);
 	(void)snprintf(pin->lock, sizeof pin->lock, "%s-lock", pin->path);

@@ -367,6 +367,13 @@ lmdb_open_file(const char *path, const char *what, int flags, int create,
 		goto fail;
 	}
 	shared = (dirst->st_mode & (S_IWGRP | S_IWOTH)) != 0;
+	/*
+	 * A new file of a shared directory gets the directory's group, as
+	 * a setgid directory would give it, so that the group can use it.
+	 */
+	if (*created && shared && st->st_gid != dirst->st_gid &&
+	    fchown(fd, (uid_t)-1, dirst->st_gid) == 0)
+		st->st_gid = dirst->st_gid;
 	if (st->st_uid != euid && st->st_uid != 0 &&
 	    !(shared && st->st_gid == dirst->st_gid)) {
 		err_set(err, "state %s '%s' is owned by uid %u, not by root "

@@ -315,3 +315,16 @@ EOS
 	assert_output --partial "'/var/lib/cbexec/state.mdb-lock' is a symbolic link"
 	cmp "$T/victim.orig" "$T/victim"
 }
+
+@test "a file a member makes in a sticky shared directory without setgid gets the directory's group" {
+	need_root
+	getent group daemon >/dev/null || skip "no group daemon"
+	shared_dir 1770
+	run -1 setpriv --reuid nobody --regid daemon --groups nogroup \
+	    "$CBEXEC" run x -- false
+	assert_equal "$(stat -c '%a %U %G' "$CBEXEC_STATE")" "660 nobody nogroup"
+	assert_equal "$(stat -c '%a %U %G' "$CBEXEC_STATE-lock")" "660 nobody nogroup"
+	run -1 cb run x -- false
+	run -0 json_field x failures
+	assert_output 2
+}

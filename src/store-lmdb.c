@@ -8,9 +8,12 @@
  * map starts small and doubles when it fills; another process growing it is
  * picked up on the next transaction.  A file that is not LMDB is refused and
  * never written: LMDB reads the meta pages before it writes anything, and
- * an existing file is never truncated, chmod'ed or repaired here.  Not for
- * threads; a process must not open the same state twice at once (closing
- * one would drop LMDB's POSIX record locks of the other), and the callbacks
+ * an existing file is never truncated, chmod'ed or repaired here; nor is
+ * one shorter than its used pages, nor a symlink in place of either file
+ * (both files are opened and checked here first, and LMDB is handed names
+ * that lead only to them).  Not for threads; a process must not open the
+ * same state twice at once (closing one would drop LMDB's POSIX record
+ * locks of the other), and the callbacks
  * of update() and each() run inside a transaction and must not call back
  * into the store.
  */

@@ -328,3 +328,25 @@ EOS
 	run -0 json_field x failures
 	assert_output 2
 }
+
+@test "a lock file swapped for a symlink while LMDB opens the state: LMDB still gets the file checked" {
+	command -v strace >/dev/null || skip "no strace"
+	run -0 cb run x -- true
+	head -c 8192 /dev/urandom >victim
+	cp victim victim.orig
+	# Hold cbexec for 2 s right after it made its second link for LMDB,
+	# the lock file's: between its checks and LMDB's open(2).
+	bg a strace -o trace -e trace=symlink \
+	    -e inject=symlink:delay_exit=2000000:when=2 \
+	    "$CBEXEC" run x -- true
+	wait_for grep -q 'state-lock' trace
+	rm "$CBEXEC_STATE-lock"
+	ln -s "$T/victim" "$CBEXEC_STATE-lock"
+	bg_wait a
+	assert_equal "$(bg_rc a)" 0
+	run -0 cat "$T/err.a"
+	assert_output ''
+	cmp victim.orig victim
+	run -1 cb status
+	assert_output --partial "'$CBEXEC_STATE-lock' is a symbolic link"
+}

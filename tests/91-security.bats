@@ -350,3 +350,27 @@ EOS
 	run -1 cb status
 	assert_output --partial "'$CBEXEC_STATE-lock' is a symbolic link"
 }
+
+@test "without /proc to pin the files through, the state still opens, and symlinks are still refused" {
+	need_root
+	command -v unshare >/dev/null || skip "no unshare"
+	head -c 8192 /dev/urandom >victim
+	cp victim victim.orig
+	cat >ns.sh <<'EOS'
+		mount --make-rprivate / && mount -t tmpfs tmpfs /proc || exit 99
+		"$CBEXEC" run x -- false; echo "run $?"
+		"$CBEXEC" run x -- false; echo "run $?"
+		ls /dev/shm /tmp | grep -c cbexec-open; echo "pins left"
+		rm "$CBEXEC_STATE-lock" && ln -s "$PWD/victim" "$CBEXEC_STATE-lock"
+		"$CBEXEC" status 2>&1; echo "status $?"
+EOS
+	run -0 unshare -m bash ns.sh
+	assert_line "run 1"
+	assert_line "0"
+	assert_line --partial "'$CBEXEC_STATE-lock' is a symbolic link"
+	assert_line "status 1"
+	cmp victim.orig victim
+	rm "$CBEXEC_STATE-lock"
+	run -0 json_field x failures
+	assert_output 2
+}

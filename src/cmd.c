@@ -3,7 +3,12 @@
  * and store opened once on demand, the state path rules of SPEC section 5,
  * name validation, and the reporting of transitions.
  */
+#include <sys/stat.h>
+#include <sys/types.h>
+
 #include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -93,6 +98,94 @@ cmd_config(struct cb_ctx *ctx)
 	return 0;
 }
 
+/*
+ * The shared system state (SPEC section 10): root's, and that of the
+ * members of the group cbexec, whose new files there get mode 0660.
+ */
+#define STATE_SYSTEM_DIR	"/var/lib/cbexec"
+#define STATE_SYSTEM		STATE_SYSTEM_DIR "/state.mdb"
+#define STATE_GROUP		"cbexec"
+
+/*
+ * The group cbexec's id, looked up once (NSS may load modules and open
+ * sockets: about a millisecond), or -1 when there is no such group.
+ */
+static long long
+state_group(void)
+{
+	static int		 done;
+	static long long	 gid = -1;
+	struct group		*gr;
+
+	if (!done && (gr = getgrnam(STATE_GROUP)) != NULL)
+		gid = gr->gr_gid;
+	done = 1;
+	return gid;
+}
+
+/* Is gid the process's effective group or one of its supplementary ones? */
+static int
+state_in_group(gid_t gid)
+{
+	gid_t	*groups;
+	int	 n, i, found = 0;
+
+	if (getegid() == gid)
+		return 1;
+	if ((n = getgroups(0, NULL)) <= 0)
+		return 0;
+	groups = xcalloc((size_t)n, sizeof *groups);
+	if ((n = getgroups(n, groups)) > 0) {
+		for (i = 0; i < n && !found; i++)
+			found = groups[i] == gid;
+	}
+	free(groups);
+	return found;
+}
+
+/*
+ * Does a user who is not root share root's state (SPEC section 10)?  Yes
+ * when /var/lib/cbexec exists, its group is cbexec, and the user is in
+ * that group.  The name is looked up only for a user in the directory's
+ * group, so other users pay two system calls.
+ */
+static int
+state_shared(void)
+{
+	struct stat	st;
+
+	return stat(STATE_SYSTEM_DIR, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    st.st_gid != 0 && state_in_group(st.st_gid) &&
+	    state_group() == (long long)st.st_gid;
+}
+
+/*
+ * Can the state at path be made?  The nearest directory above it that
+ * exists must be one we may write and search (a service account's home
+ * may be /nonexistent, or /var/www owned by root).
+ */
+static int
+state_usable(const char *path)
+{
+	struct stat	 st;
+	char		*dir, *p;
+	int		 ok = 0;
+
+	dir = xstrdup(path);
+	while ((p = strrchr(dir, '/')) != NULL && p != dir) {
+		*p = '\0';
+		if (stat(dir, &st) == 0) {
+			ok = S_ISDIR(st.st_mode) && faccessat(AT_FDCWD, dir,
+			    W_OK | X_OK, AT_EACCESS) == 0;
+			break;
+		}
+		if (errno != ENOENT && errno != ENOTDIR)
+			break;
+	}
+	free(dir);
+	return ok;
+}
+
 /* $XDG_STATE_HOME if set and absolute, else HOME/.local/state. */
 static char *
 state_home(void)
@@ -118,8 +211,36 @@ state_home(void)
 }
 
 /*
- * The state path by the rules of SPEC section 5; with local_only, the
- * first candidate that is not a Redis URL (the fallback's LMDB file).
+ * The state of a user with no usable home: /var/tmp/cbexec-UID, made 0700
+ * and checked as tmux checks /tmp/tmux-UID (a directory, not a symlink,
+ * ours, and nobody else's to read or write), so that another user cannot
+ * have made it first and hold our breakers.
+ */
+static char *
+state_fallback(void)
+{
+	struct stat	 st;
+	uid_t		 uid = geteuid();
+	char		*dir, *s = NULL;
+
+	xasprintf(&dir, "/var/tmp/cbexec-%u", (unsigned)uid);
+	if (mkdir(dir, 0700) == -1 && errno != EEXIST)
+		cmd_warn("cannot create directory '%s'", dir);
+	else if (lstat(dir, &st) == -1)
+		cmd_warn("cannot use directory '%s'", dir);
+	else if (!S_ISDIR(st.st_mode) || st.st_uid != uid ||
+	    (st.st_mode & 077) != 0)
+		cmd_warnx("cannot use directory '%s': not a directory of "
+		    "uid %u's alone (mode 0700)", dir, (unsigned)uid);
+	else
+		xasprintf(&s, "%s/state.mdb", dir);
+	free(dir);
+	return s;
+}
+
+/*
+ * The state path by the rules of SPEC sections 5 and 10; with local_only,
+ * the first candidate that is not a Redis URL (the fallback's LMDB file).
  */
 static char *
 state_resolve(struct cb_ctx *ctx, int local_only)
@@ -138,12 +259,12 @@ state_resolve(struct cb_ctx *ctx, int local_only)
 			continue;
 		return xstrdup(c[i]);
 	}
-	if (geteuid() == 0)
-		return xstrdup("/var/lib/cbexec/state.mdb");
-	if ((s = state_home()) == NULL)
-		cmd_warnx("cannot find a state file: HOME is not set; "
-		    "use -s or CBEXEC_STATE");
-	return s;
+	if (geteuid() == 0 || state_shared())
+		return xstrdup(STATE_SYSTEM);
+	if ((s = state_home()) != NULL && state_usable(s))
+		return s;
+	free(s);
+	return state_fallback();
 }
 
 const char *
@@ -166,6 +287,42 @@ rank_record(const uint8_t *data, size_t len, struct store_rank *rk)
 	return 0;
 }
 
+/*
+ * Mode of new state files: state_mode if the config sets it, else 0660 in
+ * a directory of the group cbexec (so that root and the group's members
+ * share it), else 0600.  It matters only when a file is made, so the
+ * group is looked up only then (and not for a directory of group root).
+ */
+static mode_t
+state_mode(struct cb_ctx *ctx, const char *path)
+{
+	struct stat	 st;
+	char		*dir, *lock, *p;
+	mode_t		 mode = ctx->cfg.state_mode;
+	int		 made;
+
+	if (ctx->cfg.state_mode_set)
+		return mode;
+	xasprintf(&lock, "%s-lock", path);
+	made = lstat(path, &st) == 0 && lstat(lock, &st) == 0;
+	free(lock);
+	if (made)
+		return mode;
+	dir = xstrdup(path);
+	if ((p = strrchr(dir, '/')) == NULL) {
+		free(dir);
+		dir = xstrdup(".");
+	} else if (p == dir)
+		p[1] = '\0';
+	else
+		*p = '\0';
+	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_gid != 0 &&
+	    state_group() == (long long)st.st_gid)
+		mode = 0660;
+	free(dir);
+	return mode;
+}
+
 static struct store *
 store_open_lmdb(struct cb_ctx *ctx, const char *path, int readonly,
     struct cb_err *err)
@@ -174,7 +331,7 @@ store_open_lmdb(struct cb_ctx *ctx, const char *path, int readonly,
 
 	memset(&opts, 0, sizeof opts);
 	opts.path = path;
-	opts.mode = ctx->cfg.state_mode;
+	opts.mode = state_mode(ctx, path);
 	switch (ctx->cfg.sync) {
 	case SYNC_META:
 		opts.sync = STORE_SYNC_META;

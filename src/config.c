@@ -200,6 +200,14 @@ read_text(const char *path, int required, char **out, size_t *outlen,
 		close(fd);
 		return -1;
 	}
+	/* Its hooks run as us: only we or root may have written it. */
+	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+		err_set(err, "config '%s' is owned by uid %u, not by %s; "
+		    "refusing it", path, (unsigned)st.st_uid,
+		    geteuid() == 0 ? "root" : "you or root");
+		close(fd);
+		return -1;
+	}
 
 	/* Sized from the file, grown if it grew, never past the limit. */
 	cap = st.st_size > 0 && st.st_size < CONFIG_MAX_SIZE ?
@@ -970,6 +978,8 @@ load_top(struct loader *ld, config_t *lc)
 		} else if (strcmp(name, "state_mode") == 0) {
 			if (get_state_mode(ld, s, &cfg->state_mode) != 0)
 				bad = -1;
+			else
+				cfg->state_mode_set = 1;
 		} else if (strcmp(name, "sync") == 0) {
 			if (get_enum(ld, s, name, sync_names, &e) != 0)
 				bad = -1;

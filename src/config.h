@@ -62,6 +62,7 @@ struct cb_config {
 	char			*path;		/* file read; NULL: built-in */
 	char			*state;		/* `state`, or NULL */
 	mode_t			 state_mode;	/* default 0600 */
+	int			 state_mode_set; /* given in the file */
 	enum cb_sync		 sync;
 	long long		 max_breakers;	/* default 100000 */
 	enum cb_store_error	 on_store_error;

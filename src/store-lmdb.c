@@ -8,9 +8,12 @@
  * map starts small and doubles when it fills; another process growing it is
  * picked up on the next transaction.  A file that is not LMDB is refused and
  * never written: LMDB reads the meta pages before it writes anything, and
- * an existing file is never truncated, chmod'ed or repaired here.  Not for
- * threads; a process must not open the same state twice at once (closing
- * one would drop LMDB's POSIX record locks of the other), and the callbacks
+ * an existing file is never truncated, chmod'ed or repaired here; nor is
+ * one shorter than its used pages, nor a symlink in place of either file
+ * (both files are opened and checked here first, and LMDB is handed names
+ * that lead only to them).  Not for threads; a process must not open the
+ * same state twice at once (closing one would drop LMDB's POSIX record
+ * locks of the other), and the callbacks
  * of update() and each() run inside a transaction and must not call back
  * into the store.
  */
@@ -21,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -57,6 +61,8 @@
 struct store_lmdb {
 	struct store	 s;		/* first: what we hand out */
 	MDB_env		*env;		/* NULL: read-only, 0-byte file */
+	int		 dfd;		/* the data file, as checked */
+	int		 lfd;		/* the lock file, as checked, or -1 */
 	MDB_dbi		 dbi;
 	int		 readonly;
 	int		 broken;	/* a map resize failed: no map left */
@@ -105,8 +111,9 @@ static const struct store_ops lmdb_ops = {
 /*
  * Mode of a directory created for the state file: rwx for the owner, and
  * for group and others read/write where the file mode grants them, plus
- * search wherever they get either.  0600 -> 0700, 0640 -> 0750,
- * 0660 -> 0770, 0644 -> 0755.
+ * search wherever they get either, and the sticky bit wherever they may
+ * write (lmdb_check_dirs demands it).  0600 -> 0700, 0640 -> 0750,
+ * 0660 -> 1770, 0644 -> 0755.
  */
 static mode_t
 lmdb_dir_mode(mode_t mode)
@@ -118,6 +125,8 @@ lmdb_dir_mode(mode_t mode)
 		dmode |= 0010;
 	if (mode & 0006)
 		dmode |= 0001;
+	if (mode & 0022)
+		dmode |= S_ISVTX;
 	return dmode;
 }
 
@@ -203,27 +212,319 @@ fail:
  * fallocate(2), not posix_fallocate(3): glibc's emulation for file systems
  * without it writes zero bytes, which could race with live readers of a
  * lock file in use.  Returns 0, or an errno value for no space; anything
- * else (a read-only directory, no fallocate) is left for LMDB to meet.
+ * else (no fallocate) is left for LMDB to meet.
  */
 static int
-lmdb_reserve_lock(const char *lockpath, mode_t mode)
+lmdb_reserve_lock(int fd, const struct stat *st)
 {
-	struct stat	st;
-	mode_t		omask;
-	int		fd, rc;
+	int	rc;
 
 	/* The common case: a lock file whose blocks are all there. */
-	if (stat(lockpath, &st) == 0 && S_ISREG(st.st_mode) &&
-	    (long long)st.st_blocks * 512 >= LMDB_LOCK_BYTES)
-		return 0;
-	omask = umask(0);
-	fd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY, mode);
-	umask(omask);
-	if (fd == -1)
+	if ((long long)st->st_blocks * 512 >= LMDB_LOCK_BYTES)
 		return 0;
 	rc = fallocate(fd, 0, 0, LMDB_LOCK_BYTES) == -1 ? errno : 0;
-	(void)close(fd);
 	return rc == ENOSPC || rc == EDQUOT ? rc : 0;
+}
+
+/*
+ * Check the directory that holds the state file and every directory above
+ * it, as OpenSSH's safe_path() does, except that a directory others may
+ * write passes when it is sticky, as /tmp does for tmux: each must be
+ * owned by root or by us, and one that its group or others can write must
+ * have the sticky bit, so that nobody else can rename, remove or replace
+ * the files in it that are not theirs.  /tmp (1777) and the shared
+ * /var/lib/cbexec (root:cbexec 3770) pass; a 0770 or 0777 directory does
+ * not.  The first directory's stat goes to dirst.
+ */
+static int
+lmdb_check_dirs(const char *path, struct stat *dirst, struct cb_err *err)
+{
+	struct stat	 st;
+	char		*dir, *real = NULL, *p;
+	uid_t		 euid = geteuid();
+	int		 first = 1, rc = -1;
+
+	dir = xstrdup(path);
+	if ((p = strrchr(dir, '/')) == NULL) {
+		free(dir);
+		dir = xstrdup(".");
+	} else if (p == dir)
+		p[1] = '\0';
+	else
+		*p = '\0';
+	if ((real = realpath(dir, NULL)) == NULL) {
+		err_set(err, "cannot open state '%s': directory '%s': %s",
+		    path, dir, strerror(errno));
+		goto out;
+	}
+	for (;;) {
+		if (stat(real, &st) == -1) {
+			err_set(err, "cannot open state '%s': directory "
+			    "'%s': %s", path, real, strerror(errno));
+			goto out;
+		}
+		if (first)
+			*dirst = st;
+		first = 0;
+		if (st.st_uid != 0 && st.st_uid != euid) {
+			err_set(err, "cannot open state '%s': directory '%s' "
+			    "is owned by uid %u, not by root or uid %u", path,
+			    real, (unsigned)st.st_uid, (unsigned)euid);
+			goto out;
+		}
+		if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 &&
+		    (st.st_mode & S_ISVTX) == 0) {
+			err_set(err, "cannot open state '%s': directory '%s' "
+			    "is writable by %s and not sticky (chmod +t)",
+			    path, real, (st.st_mode & S_IWOTH) != 0 ?
+			    "others" : "its group");
+			goto out;
+		}
+		if (strcmp(real, "/") == 0)
+			break;
+		p = strrchr(real, '/');
+		if (p == real)
+			p[1] = '\0';
+		else
+			*p = '\0';
+	}
+	rc = 0;
+out:
+	free(real);
+	free(dir);
+	if (rc != 0)
+		errno = EACCES;
+	return rc;
+}
+
+/*
+ * Open one of the two files LMDB will use, before LMDB does, never through
+ * a symlink: O_NOFOLLOW, and with create, O_CREAT | O_EXCL and exactly
+ * mode.  Then check what was opened: a regular file with one link (a hard
+ * link could be anybody's file), owned by us or by root, or, in a shared
+ * (sticky, group- or other-writable) directory, by a user of that
+ * directory's group.  Returns the descriptor (close-on-exec), or -1 with
+ * err filled and errno set.
+ */
+static int
+lmdb_open_file(const char *path, const char *what, int flags, int create,
+    mode_t mode, const struct stat *dirst, int *created, struct stat *st,
+    struct cb_err *err)
+{
+	struct stat	lst;
+	mode_t		omask;
+	uid_t		euid = geteuid();
+	int		fd, e, tries, shared;
+
+	*created = 0;
+	flags |= O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+	for (tries = 0;; tries++) {
+		if ((fd = open(path, flags)) != -1 || errno != ENOENT ||
+		    !create || tries == 3)
+			break;
+		omask = umask(0);
+		fd = open(path, flags | O_CREAT | O_EXCL, mode);
+		e = errno;
+		umask(omask);
+		errno = e;
+		if (fd != -1) {
+			*created = 1;
+			break;
+		}
+		if (errno != EEXIST)
+			break;
+		/* Made by another process meanwhile: open that one. */
+	}
+	if (fd == -1) {
+		e = errno;
+		if (e == ELOOP && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
+			err_set(err, "state %s '%s' is a symbolic link; "
+			    "refusing to follow it", what, path);
+		else
+			err_set(err, "cannot open state %s '%s': %s", what,
+			    path, strerror(e));
+		errno = e;
+		return -1;
+	}
+	if (fstat(fd, st) == -1) {
+		e = errno;
+		err_set(err, "cannot open state %s '%s': %s", what, path,
+		    strerror(e));
+		goto fail;
+	}
+	if (S_ISDIR(st->st_mode)) {
+		e = EISDIR;
+		err_set(err, "cannot open state %s '%s': %s", what, path,
+		    strerror(e));
+		goto fail;
+	}
+	e = EINVAL;
+	if (!S_ISREG(st->st_mode)) {
+		err_set(err, "state %s '%s' is not a regular file", what,
+		    path);
+		goto fail;
+	}
+	if (st->st_nlink != 1) {
+		err_set(err, "state %s '%s' has %lu hard links; refusing it",
+		    what, path, (unsigned long)st->st_nlink);
+		goto fail;
+	}
+	shared = (dirst->st_mode & (S_IWGRP | S_IWOTH)) != 0;
+	/*
+	 * A new file of a shared directory gets the directory's group, as
+	 * a setgid directory would give it, so that the group can use it.
+	 */
+	if (*created && shared && st->st_gid != dirst->st_gid &&
+	    fchown(fd, (uid_t)-1, dirst->st_gid) == 0)
+		st->st_gid = dirst->st_gid;
+	if (st->st_uid != euid && st->st_uid != 0 &&
+	    !(shared && st->st_gid == dirst->st_gid)) {
+		err_set(err, "state %s '%s' is owned by uid %u, not by root "
+		    "or uid %u; refusing it", what, path,
+		    (unsigned)st->st_uid, (unsigned)euid);
+		goto fail;
+	}
+	return fd;
+fail:
+	(void)close(fd);
+	if (*created)
+		(void)unlink(path);
+	*created = 0;
+	errno = e;
+	return -1;
+}
+
+/* Is fd still the file that was checked (st)? */
+static int
+lmdb_same_file(int fd, const struct stat *st)
+{
+	struct stat	now;
+
+	return fstat(fd, &now) == 0 && now.st_dev == st->st_dev &&
+	    now.st_ino == st->st_ino;
+}
+
+/* Is path, not followed, the file that was checked (st)? */
+static int
+lmdb_same_path(const char *path, const struct stat *st)
+{
+	struct stat	now;
+
+	return lstat(path, &now) == 0 && now.st_dev == st->st_dev &&
+	    now.st_ino == st->st_ino;
+}
+
+/*
+ * LMDB opens its two files by name (PATH and PATH-lock), so the checks
+ * above would hold only until somebody who may rename files in the state
+ * directory swaps one for a symlink.  Hand LMDB names nobody else can
+ * redirect instead: a fresh directory under /dev/shm (else /tmp) that
+ * only we can write (mkdtemp, 0700), holding "state" and "state-lock" as symlinks to
+ * /proc/self/fd/N of the descriptors opened and checked above.  LMDB then
+ * reopens exactly those files, whatever happens to the state directory
+ * meanwhile.  Returns 0 with the directory in tmp and LMDB's path in pin,
+ * or -1 when this cannot be done here (no /proc, nowhere to write); the
+ * caller then opens by the real path and compares afterwards.
+ */
+struct lmdb_pin {
+	char	dir[40];
+	char	path[64];
+	char	lock[80];
+	int	have_lock;
+};
+
+static void
+lmdb_unpin(struct lmdb_pin *pin)
+{
+	if (pin->have_lock)
+		(void)unlink(pin->lock);
+	(void)unlink(pin->path);
+	(void)rmdir(pin->dir);
+}
+
+static int
+lmdb_pin(int dfd, const struct stat *dst, int lfd, const struct stat *lst,
+    struct lmdb_pin *pin)
+{
+	char	target[64];
+
+	static const char *const	 tmpl[] = {
+		"/dev/shm/cbexec-open.XXXXXX",	/* tmpfs: no disk write */
+		"/tmp/cbexec-open.XXXXXX"
+	};
+	size_t				 i;
+
+	memset(pin, 0, sizeof *pin);
+	for (i = 0; i < sizeof tmpl / sizeof tmpl[0]; i++) {
+		(void)snprintf(pin->dir, sizeof pin->dir, "%s", tmpl[i]);
+		if (mkdtemp(pin->dir) != NULL)
+			break;
+	}
+	if (i == sizeof tmpl / sizeof tmpl[0])
+		return -1;
+	(void)snprintf(pin->path, sizeof pin->path, "%s/state", pin->dir);
+	(void)snprintf(pin->lock, sizeof pin->lock, "%s-lock", pin->path);
+	(void)snprintf(target, sizeof target, "/proc/self/fd/%d", dfd);
+	if (symlink(target, pin->path) == -1)
+		goto fail;
+	if (lfd != -1) {
+		(void)snprintf(target, sizeof target, "/proc/self/fd/%d", lfd);
+		if (symlink(target, pin->lock) == -1)
+			goto fail;
+		pin->have_lock = 1;
+	}
+	/* Followed, the names must reach the very files checked. */
+	{
+		struct stat	st;
+
+		if (stat(pin->path, &st) == -1 || st.st_dev != dst->st_dev ||
+		    st.st_ino != dst->st_ino)
+			goto fail;
+		if (lfd != -1 && (stat(pin->lock, &st) == -1 ||
+		    st.st_dev != lst->st_dev || st.st_ino != lst->st_ino))
+			goto fail;
+	}
+	return 0;
+fail:
+	lmdb_unpin(pin);
+	return -1;
+}
+
+/*
+ * A data file shorter than the pages LMDB's meta page says are in use (a
+ * truncated copy) would kill the process with SIGBUS at the first read of
+ * a page past its end.  Only the two meta pages have been read so far (by
+ * read(2), not through the map), so refuse it now, like a file that is
+ * not LMDB.
+ */
+static int
+lmdb_check_size(MDB_env *env, int dfd, const char *path, struct cb_err *err)
+{
+	MDB_envinfo	info;
+	MDB_stat	ms;
+	struct stat	st;
+	uint64_t	need;
+	int		rc;
+
+	if ((rc = mdb_env_info(env, &info)) != 0 ||
+	    (rc = mdb_env_stat(env, &ms)) != 0) {
+		err_set(err, "cannot open state '%s': %s", path,
+		    mdb_strerror(rc));
+		return -1;
+	}
+	if (fstat(dfd, &st) == -1) {
+		err_set(err, "cannot open state '%s': %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	need = ((uint64_t)info.me_last_pgno + 1) * ms.ms_psize;
+	if (st.st_size < 0 || (uint64_t)st.st_size < need) {
+		err_set(err, "state '%s' is not a usable LMDB file: it has "
+		    "%lld bytes, its pages need %llu (truncated?)", path,
+		    (long long)st.st_size, (unsigned long long)need);
+		return -1;
+	}
+	return 0;
 }
 
 static int
@@ -958,6 +1259,14 @@ lmdb_close(struct store *s)
 	struct store_lmdb	*sl = (struct store_lmdb *)s;
 
 	mdb_env_close(sl->env);		/* NULL is fine */
+	/*
+	 * Only now: closing any descriptor of the lock file drops every
+	 * POSIX record lock this process holds on it, LMDB's included.
+	 */
+	if (sl->lfd != -1)
+		(void)close(sl->lfd);
+	if (sl->dfd != -1)
+		(void)close(sl->dfd);
 	buf_free(&sl->out);
 	free(s->path);
 	free(sl);
@@ -983,17 +1292,19 @@ struct store *
 store_lmdb_open(const struct store_opts *opts, struct cb_err *err)
 {
 	struct store_lmdb	*sl = NULL;
-	struct stat		 st;
+	struct stat		 st, dirst, dst, lst;
+	struct lmdb_pin		 pin;
 	MDB_env			*env = NULL;
 	MDB_txn			*txn;
 	mode_t			 mode, omask;
-	const char		*path = opts->path;
+	const char		*path = opts->path, *envpath;
 	char			*lockpath = NULL;
-	off_t			 size = 0;
 	size_t			 len, mapsize = 0;
 	unsigned int		 flags;
-	int			 fd, rc, exists, lock_existed;
+	int			 fd, rc, exists, dcreated = 0, lcreated = 0;
+	int			 pinned;
 
+	memset(&lst, 0, sizeof lst);
 	mode = opts->mode & 0777;
 	len = path != NULL ? strlen(path) : 0;
 	if (len == 0 || path[len - 1] == '/') {
@@ -1003,19 +1314,10 @@ store_lmdb_open(const struct store_opts *opts, struct cb_err *err)
 		return NULL;
 	}
 
-	if (stat(path, &st) == 0) {
-		if (S_ISDIR(st.st_mode)) {
-			lmdb_open_error(path, EISDIR, err);
-			return NULL;
-		}
-		if (!S_ISREG(st.st_mode)) {
-			err_set(err, "state '%s' is not a regular file", path);
-			errno = EINVAL;
-			return NULL;
-		}
+	/* Not followed: a symlink is refused below, by name. */
+	if (lstat(path, &st) == 0)
 		exists = 1;
-		size = st.st_size;
-	} else if (errno == ENOENT) {
+	else if (errno == ENOENT) {
 		/* readonly: create nothing, not even a directory. */
 		if (opts->readonly) {
 			lmdb_open_error(path, ENOENT, err);
@@ -1031,18 +1333,12 @@ store_lmdb_open(const struct store_opts *opts, struct cb_err *err)
 	sl->s.ops = &lmdb_ops;
 	sl->s.path = xstrdup(path);
 	sl->readonly = opts->readonly;
+	sl->dfd = sl->lfd = -1;
 	if (opts->rank != NULL) {
 		sl->max_records = opts->max_records;
 		sl->rank = opts->rank;
 	}
-
-	/*
-	 * Read-only of a 0-byte file: the team treats it as a new, empty
-	 * store, but initialising it would be a write, so serve it empty
-	 * without an environment.
-	 */
-	if (opts->readonly && size == 0)
-		return &sl->s;
+	xasprintf(&lockpath, "%s-lock", path);
 
 	if (!exists) {
 		omask = umask(0);
@@ -1051,37 +1347,66 @@ store_lmdb_open(const struct store_opts *opts, struct cb_err *err)
 		if (rc != 0)
 			goto fail;
 	}
+	if (lmdb_check_dirs(path, &dirst, err) != 0)
+		goto fail;
+
+	sl->dfd = lmdb_open_file(path, "file",
+	    opts->readonly ? O_RDONLY : O_RDWR, !opts->readonly, mode, &dirst,
+	    &dcreated, &dst, err);
+	if (sl->dfd == -1)
+		goto fail;
+
+	/*
+	 * Read-only of a 0-byte file: the team treats it as a new, empty
+	 * store, but initialising it would be a write, so serve it empty
+	 * without an environment.
+	 */
+	if (opts->readonly && dst.st_size == 0) {
+		free(lockpath);
+		return &sl->s;
+	}
+
+	/*
+	 * LMDB wants the lock file read-write (creating it if missing), even
+	 * for MDB_RDONLY.  A reader that cannot have it reads without the
+	 * reader table (MDB_NOLOCK, below).
+	 */
+	sl->lfd = lmdb_open_file(lockpath, "lock file", O_RDWR, 1, mode,
+	    &dirst, &lcreated, &lst, err);
+	if (sl->lfd == -1 && (!opts->readonly ||
+	    (errno != EACCES && errno != EPERM && errno != EROFS)))
+		goto fail;
+	if (sl->lfd != -1 && (rc = lmdb_reserve_lock(sl->lfd, &lst)) != 0) {
+		lmdb_open_error(path, rc, err);
+		goto fail;
+	}
+
 	/*
 	 * A new (or empty) file starts with a small map; an existing one
 	 * keeps the size recorded in it (0 = use the file's), which LMDB
 	 * never lets fall below the data already there.
 	 */
-	if (size == 0)
+	if (dst.st_size == 0)
 		mapsize = LMDB_MAP_START;
 
-	xasprintf(&lockpath, "%s-lock", path);
-	lock_existed = lstat(lockpath, &st) == 0 || errno != ENOENT;
-	if ((rc = lmdb_reserve_lock(lockpath, mode)) != 0) {
-		if (!lock_existed)
-			(void)unlink(lockpath);
-		goto fail_rc;
-	}
-
+	pinned = lmdb_pin(sl->dfd, &dst, sl->lfd, &lst, &pin) == 0;
+	envpath = pinned ? pin.path : path;
 	if (opts->readonly) {
 		/*
 		 * MDB_RDONLY opens the data file O_RDONLY, so status works on
 		 * a file we may read but not write, and can never write it.
-		 * LMDB still wants the lock file read-write (creating it if
-		 * missing).  If we cannot have it, read without the reader
-		 * table: nothing is written, at the price that a writer
-		 * committing twice during our read transaction could reuse
-		 * pages we are reading.  Good enough for a status display;
-		 * record_decode rejects what does not parse.
+		 * Without the lock file, read without the reader table:
+		 * nothing is written, at the price that a writer committing
+		 * twice during our read transaction could reuse pages we are
+		 * reading.  Good enough for a status display; record_decode
+		 * rejects what does not parse.
 		 */
 		flags = MDB_NOSUBDIR | MDB_NOTLS | MDB_RDONLY;
-		rc = lmdb_env_open(path, flags, mode, mapsize, &env);
-		if (rc == EACCES || rc == EPERM)
-			rc = lmdb_env_open(path, flags | MDB_NOLOCK, mode,
+		if (sl->lfd == -1)
+			flags |= MDB_NOLOCK;
+		rc = lmdb_env_open(envpath, flags, mode, mapsize, &env);
+		if ((rc == EACCES || rc == EPERM) && sl->lfd != -1)
+			rc = lmdb_env_open(envpath, flags | MDB_NOLOCK, mode,
 			    mapsize, &env);
 	} else {
 		/*
@@ -1095,19 +1420,12 @@ store_lmdb_open(const struct store_opts *opts, struct cb_err *err)
 			flags |= MDB_NOMETASYNC;
 		else if (opts->sync == STORE_SYNC_NONE)
 			flags |= MDB_NOSYNC;
-		rc = lmdb_env_open(path, flags, mode, mapsize, &env);
+		rc = lmdb_env_open(envpath, flags, mode, mapsize, &env);
 	}
-	if (rc != 0) {
-		/*
-		 * Not LMDB: nobody can use this file, so a lock file we just
-		 * created beside it is only litter.  (Any other failure may
-		 * leave a lock file another process already shares.)
-		 */
-		if (!lock_existed &&
-		    (rc == MDB_INVALID || rc == MDB_VERSION_MISMATCH))
-			(void)unlink(lockpath);
+	if (pinned)
+		lmdb_unpin(&pin);
+	if (rc != 0)
 		goto fail_rc;
-	}
 	sl->env = env;
 
 	/*
@@ -1118,6 +1436,24 @@ store_lmdb_open(const struct store_opts *opts, struct cb_err *err)
 	if ((rc = mdb_env_get_fd(env, &fd)) != 0 ||
 	    (rc = lmdb_cloexec(fd)) != 0)
 		goto fail_rc;
+
+	/*
+	 * Whichever way LMDB opened them, the files must be those checked.
+	 * Pinned, they are; by the real path (no /proc or /tmp), a swap in
+	 * between is at least caught here, after the fact.
+	 */
+	if (!lmdb_same_file(fd, &dst) || (!pinned && ((sl->lfd != -1 &&
+	    !lmdb_same_path(lockpath, &lst)) || !lmdb_same_path(path, &dst)))) {
+		err_set(err, "state '%s' was replaced while it was opened; "
+		    "refusing it", path);
+		errno = EINVAL;
+		goto fail;
+	}
+
+	if (lmdb_check_size(env, sl->dfd, path, err) != 0) {
+		errno = EINVAL;
+		goto fail_invalid;
+	}
 
 	/* Cheap: frees slots whose pid holds no lock any more. */
 	if ((rc = mdb_reader_check(env, NULL)) != 0)
@@ -1138,7 +1474,30 @@ store_lmdb_open(const struct store_opts *opts, struct cb_err *err)
 
 fail_rc:
 	lmdb_open_error(path, rc, err);
+	if (rc != MDB_INVALID && rc != MDB_VERSION_MISMATCH)
+		goto fail;
+	errno = EINVAL;
+fail_invalid:
+	/*
+	 * Not LMDB: nobody can use this file, so a lock file we just
+	 * created beside it is only litter.  (Any other failure may leave a
+	 * lock file another process already shares.)
+	 */
+	if (lcreated && lmdb_same_path(lockpath, &lst))
+		(void)unlink(lockpath);
+	lcreated = 0;
+	errno = EINVAL;
 fail:
+	rc = errno;
+	if ((lcreated || dcreated) && sl->env == NULL) {
+		/* Nothing was written: leave no empty files behind. */
+		if (lcreated && lmdb_same_path(lockpath, &lst))
+			(void)unlink(lockpath);
+		if (dcreated && lmdb_same_path(path, &dst) &&
+		    lmdb_same_file(sl->dfd, &dst) && fstat(sl->dfd, &st) == 0 &&
+		    st.st_size == 0)
+			(void)unlink(path);
+	}
 	free(lockpath);
 	lmdb_close(&sl->s);
 	errno = rc > 0 ? rc : EINVAL;

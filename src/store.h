@@ -177,9 +177,17 @@ struct store_opts {
 
 /*
  * Open the LMDB store at opts->path, creating missing parent directories
- * (mode 0700 plus the group/other search bits state_mode implies) and the
- * file itself.  Refuses, without writing a byte, a file that is not LMDB.
- * The returned store's descriptors are all close-on-exec.
+ * (mode 0700 plus the group/other bits state_mode implies, sticky where
+ * they may write) and the file itself.  Refuses, without writing a byte, a
+ * file that is not LMDB or is shorter than the pages LMDB records as used
+ * (a truncated copy, which would raise SIGBUS).  Never follows a symlink
+ * to the data or lock file: either one that is a symlink, a hard link, not
+ * a regular file, or owned by someone else (see lmdb_open_file) is refused
+ * with an error naming it; so is a state directory, or one above it, that
+ * is owned by another user than root or that others may write without the
+ * sticky bit.  LMDB is made to reopen exactly the files checked (through
+ * /proc/self/fd).  The returned store's descriptors are all close-on-exec;
+ * it holds two more than LMDB's own (the checked data and lock files).
  */
 struct store	*store_lmdb_open(const struct store_opts *, struct cb_err *);
 

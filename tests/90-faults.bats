@@ -10,12 +10,14 @@ load helper
 setup() {
 	common_setup
 	NOBODY_DIR=
+	NOBODY_FALLBACK=
 	MNT=
 }
 
 teardown() {
 	[ -n "$MNT" ] && umount "$MNT" 2>/dev/null
 	[ -n "$NOBODY_DIR" ] && rm -rf "$NOBODY_DIR"
+	[ -n "$NOBODY_FALLBACK" ] && rm -rf "$NOBODY_FALLBACK"
 	common_teardown
 }
 
@@ -195,15 +197,84 @@ patch_record() {
 	    <(mdb_dump -n "$CBEXEC_STATE" | grep -A1 '^ 74$')
 }
 
-@test "HOME unset, no XDG_STATE_HOME: the passwd entry's home is used" {
+# fallback_dir: /var/tmp/cbexec-UID of user nobody, removed at teardown
+# if this test made it; skip if it is there already (another run's).
+fallback_dir() {
+	FALLBACK=/var/tmp/cbexec-$(id -u nobody)
+	[ -e "$FALLBACK" ] || [ -L "$FALLBACK" ] && skip "$FALLBACK exists"
+	NOBODY_FALLBACK=$FALLBACK
+}
+
+@test "a service account with no usable home falls back to /var/tmp/cbexec-UID, guarded and silent" {
 	need_root
 	nobody_dir
+	fallback_dir
 	unset CBEXEC_STATE XDG_STATE_HOME
-	home=$(getent passwd nobody | cut -d: -f6)
-	[ -w "$home" ] 2>/dev/null && skip "nobody's home $home exists"
-	run -0 as_nobody env -u HOME "$CBEXEC" run x -- true
-	assert_output --partial "cannot create directory '$home"
+	# HOME=/nonexistent, as for nobody; and a home owned by root.
+	for home in /nonexistent "$NOBODY_DIR"; do
+		name=svc-$RANDOM
+		for i in 1 2 3 4 5; do
+			run -1 as_nobody env HOME="$home" "$CBEXEC" run "$name" -- false
+			assert_output ''
+		done
+		run -75 as_nobody env HOME="$home" "$CBEXEC" run "$name" -- touch "$T/ran"
+		assert [ ! -e "$T/ran" ]
+	done
+	assert [ -f "$FALLBACK/state.mdb" ]
+	assert [ ! -L "$FALLBACK" ]
+	assert_equal "$(stat -c '%a %U' "$FALLBACK")" "700 nobody"
+	assert_equal "$(stat -c '%a %U' "$FALLBACK/state.mdb")" "600 nobody"
+	run -1 as_nobody env -u HOME "$CBEXEC" run "svc-$RANDOM" -- false
+	assert_output ''
+}
+
+@test "the fallback directory is refused if it is a symlink or another user's" {
+	need_root
+	nobody_dir
+	fallback_dir
+	unset CBEXEC_STATE XDG_STATE_HOME
+	mkdir -m 0700 "$NOBODY_DIR/elsewhere"
+	chown nobody "$NOBODY_DIR/elsewhere"
+	ln -s "$NOBODY_DIR/elsewhere" "$FALLBACK"
+	run -0 as_nobody env HOME=/nonexistent "$CBEXEC" run x -- true
+	assert_output --partial "cannot use directory '$FALLBACK'"
 	assert_output --partial unguarded
+	assert [ ! -e "$NOBODY_DIR/elsewhere/state.mdb" ]
+	rm "$FALLBACK"
+	mkdir -m 0700 "$FALLBACK"
+	run -0 as_nobody env HOME=/nonexistent "$CBEXEC" run x -- true
+	assert_output --partial "cannot use directory '$FALLBACK'"
+	assert_output --partial unguarded
+	assert [ ! -e "$FALLBACK/state.mdb" ]
+}
+
+@test "a truncated state file: no SIGBUS; run follows on_store_error, others exit 1, file unchanged" {
+	for i in 1 2 3 4 5 6; do
+		cb run "b$i-$(name_of_len 150)" -- false 2>/dev/null || true
+	done
+	for i in $(seq 1 40); do
+		cb trip "t$i-$(name_of_len 180)" >/dev/null
+	done
+	[ "$(stat -c %s "$CBEXEC_STATE")" -gt 8192 ]
+	truncate -s 8192 "$CBEXEC_STATE"
+	cp "$CBEXEC_STATE" before
+	run -0 cb run b1 -- touch ran
+	assert [ -e ran ]
+	assert_output --partial "$CBEXEC_STATE"
+	assert_output --partial unguarded
+	run -7 cb run b1 -- sh -c 'exit 7'
+	for cmd in status 'status --json' 'status --prometheus' 'check b1' \
+	    'trip b1' 'reset b1' 'forget b1' 'gc --idle 1s' 'acquire b1'; do
+		# shellcheck disable=SC2086 # the words of cmd are its arguments
+		run -1 cb $cmd
+		assert_output --partial "$CBEXEC_STATE"
+		assert_output --partial truncated
+	done
+	config 'on_store_error = "closed";'
+	run -125 cb run b1 -- touch ran2
+	assert [ ! -e ran2 ]
+	assert_output --partial "$CBEXEC_STATE"
+	cmp before "$CBEXEC_STATE"
 }
 
 @test "HOME unset with XDG_STATE_HOME set: the state goes there" {

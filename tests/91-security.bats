@@ -9,6 +9,32 @@ setup() {
 	NOBODY_DIR=
 }
 
+need_root() {
+	[ "$(id -u)" = 0 ] || skip "needs root (setpriv, chown)"
+	id nobody >/dev/null 2>&1 || skip "no user nobody"
+	getent group nogroup >/dev/null || skip "no group nogroup"
+}
+
+# as_member CMD...: CMD as user nobody in group nogroup, the group of the
+# shared directory that shared_dir makes.
+as_member() {
+	setpriv --reuid nobody --regid nogroup --clear-groups "$@"
+}
+
+# shared_dir MODE: a directory root:nogroup of MODE in $NOBODY_DIR, with a
+# config (state_mode 0660) that user nobody can read; victim files of
+# root's in $T.
+shared_dir() {
+	NOBODY_DIR=$(mktemp -d /tmp/cbexec-shared.XXXXXX)
+	chgrp nogroup "$NOBODY_DIR"
+	chmod "$1" "$NOBODY_DIR"
+	export CBEXEC_CONFIG=$NOBODY_DIR/c.conf
+	printf 'state_mode = "0660";\nlog = "none";\n' >"$CBEXEC_CONFIG"
+	export CBEXEC_STATE=$NOBODY_DIR/state.mdb
+	head -c 8192 /dev/urandom >"$T/victim"
+	cp "$T/victim" "$T/victim.orig"
+}
+
 teardown() {
 	[ -n "$NOBODY_DIR" ] && rm -rf "$NOBODY_DIR"
 	common_teardown
@@ -44,7 +70,7 @@ teardown() {
 	[ "$(id -u)" = 0 ] || skip "needs root for setpriv"
 	id nobody >/dev/null 2>&1 || skip "no user nobody"
 	NOBODY_DIR=$(mktemp -d /tmp/cbexec-sec.XXXXXX)
-	chmod 0777 "$NOBODY_DIR"
+	chmod 1777 "$NOBODY_DIR"
 	printf 'log = "none";\n' >"$NOBODY_DIR/c.conf"
 	chmod 0666 "$NOBODY_DIR/c.conf"
 	run -0 setpriv --reuid nobody --regid nogroup --clear-groups \
@@ -109,4 +135,242 @@ teardown() {
 	assert_equal "$rc" 75
 	run -0 cb status --json
 	run -1 grep -c 'circuit open' "$CBEXEC_STATE"
+}
+
+@test "a member of a sticky shared directory swaps its lock file for a symlink: root refuses it, the victim is unchanged" {
+	need_root
+	shared_dir 3770
+	run -1 as_member "$CBEXEC" run x -- false
+	assert_equal "$(stat -c '%a %U %G' "$CBEXEC_STATE-lock")" "660 nobody nogroup"
+	run -0 as_member rm "$CBEXEC_STATE-lock"
+	run -0 as_member ln -s "$T/victim" "$CBEXEC_STATE-lock"
+	run -0 cb run x -- touch "$T/ran"
+	assert [ -e "$T/ran" ]
+	assert_output --partial "'$CBEXEC_STATE-lock' is a symbolic link"
+	assert_output --partial unguarded
+	run -1 cb status
+	assert_output --partial "'$CBEXEC_STATE-lock' is a symbolic link"
+	run -1 cb trip x
+	cmp "$T/victim.orig" "$T/victim"
+	assert [ -L "$CBEXEC_STATE-lock" ]
+}
+
+@test "a member swaps its data file for a symlink: root refuses it and creates no target" {
+	need_root
+	shared_dir 3770
+	run -1 as_member "$CBEXEC" run x -- false
+	run -0 as_member mv "$CBEXEC_STATE" "$NOBODY_DIR/moved.mdb"
+	run -0 as_member ln -s "$T/target" "$CBEXEC_STATE"
+	run -0 cb run x -- true
+	assert_output --partial "'$CBEXEC_STATE' is a symbolic link"
+	assert_output --partial unguarded
+	run -1 cb status
+	assert_output --partial "'$CBEXEC_STATE' is a symbolic link"
+	assert [ ! -e "$T/target" ]
+	run -0 as_member ln -sf "$T/victim" "$CBEXEC_STATE"
+	run -0 cb run x -- true
+	run -1 cb status
+	cmp "$T/victim.orig" "$T/victim"
+}
+
+@test "a symlink planted before the files exist is refused too" {
+	need_root
+	shared_dir 3770
+	run -0 as_member ln -s "$T/victim" "$CBEXEC_STATE-lock"
+	run -0 cb run x -- true
+	assert_output --partial "'$CBEXEC_STATE-lock' is a symbolic link"
+	cmp "$T/victim.orig" "$T/victim"
+	assert [ ! -e "$CBEXEC_STATE" ]
+}
+
+@test "root's files in a sticky shared directory are the member's to use, not to replace" {
+	need_root
+	shared_dir 3770
+	run -1 cb run x -- false
+	assert_equal "$(stat -c '%a %U %G' "$CBEXEC_STATE")" "660 root nogroup"
+	run -1 as_member "$CBEXEC" run x -- false
+	run -1 as_member rm -f "$CBEXEC_STATE-lock"
+	run -1 as_member mv "$CBEXEC_STATE" "$NOBODY_DIR/moved"
+	run -0 json_field x failures
+	assert_output 2
+}
+
+@test "a group-writable state directory without the sticky bit (0.1's 0770) is refused, naming it" {
+	need_root
+	shared_dir 0755
+	run -0 cb run x -- true
+	chmod 0770 "$NOBODY_DIR"
+	run -0 as_member rm -f "$CBEXEC_STATE-lock"
+	run -0 as_member ln -s "$T/victim" "$CBEXEC_STATE-lock"
+	run -0 cb run x -- true
+	assert_output --partial "directory '$NOBODY_DIR' is writable by its group and not sticky"
+	assert_output --partial unguarded
+	run -1 cb status
+	assert_output --partial "$NOBODY_DIR"
+	cmp "$T/victim.orig" "$T/victim"
+	chmod 0777 "$NOBODY_DIR"
+	run -1 cb status
+	assert_output --partial "directory '$NOBODY_DIR' is writable by others and not sticky"
+}
+
+@test "a state directory owned by another user is refused, naming it" {
+	need_root
+	shared_dir 0755
+	chown nobody "$NOBODY_DIR"
+	run -0 cb run x -- true
+	assert_output --partial "directory '$NOBODY_DIR' is owned by uid $(id -u nobody)"
+	assert [ ! -e "$CBEXEC_STATE" ]
+}
+
+@test "a state or lock file with a second hard link is refused" {
+	run -0 cb run x -- true
+	ln "$CBEXEC_STATE-lock" "$T/hard"
+	run -1 cb status
+	assert_output --partial "'$CBEXEC_STATE-lock' has 2 hard links"
+	rm "$T/hard"
+	ln "$CBEXEC_STATE" "$T/hard"
+	run -1 cb status
+	assert_output --partial "'$CBEXEC_STATE' has 2 hard links"
+}
+
+@test "as root, a config owned by another user is refused and its hook never runs" {
+	need_root
+	shared_dir 0755
+	printf 'log = "none";\non_transition = [ "/usr/bin/touch", "%s/hooked" ];\n' \
+	    "$T" >"$CBEXEC_CONFIG"
+	chmod 0644 "$CBEXEC_CONFIG"
+	chown nobody "$CBEXEC_CONFIG"
+	run -1 cb trip x
+	assert_output --partial "config '$CBEXEC_CONFIG' is owned by uid $(id -u nobody)"
+	run -1 cb status
+	run cb run x -- false
+	assert_output --partial "config '$CBEXEC_CONFIG'"
+	run cb run x -- false
+	assert [ ! -e "$T/hooked" ]
+	chown root "$CBEXEC_CONFIG"
+	run -0 cb trip x
+	wait_for test -e "$T/hooked"
+}
+
+@test "a user refuses a config owned by another user, and accepts root's" {
+	need_root
+	id daemon >/dev/null 2>&1 || skip "no user daemon"
+	shared_dir 1777
+	chown daemon "$CBEXEC_CONFIG"
+	run -1 as_member "$CBEXEC" status
+	assert_output --partial "config '$CBEXEC_CONFIG' is owned by uid $(id -u daemon)"
+	chown root "$CBEXEC_CONFIG"
+	run -0 as_member "$CBEXEC" status
+}
+
+@test "members of the group cbexec share /var/lib/cbexec/state.mdb (0660) with root, and cannot plant a symlink there" {
+	need_root
+	command -v unshare >/dev/null || skip "no unshare"
+	getent group cbexec >/dev/null && skip "a group cbexec exists here"
+	gid=64000
+	while getent group "$gid" >/dev/null; do gid=$((gid + 1)); done
+	cp /etc/group "$T/group"
+	echo "cbexec:x:$gid:" >>"$T/group"
+	head -c 8192 /dev/urandom >"$T/victim"
+	cp "$T/victim" "$T/victim.orig"
+	# In a private mount namespace: a blank /var/lib, /var/tmp (the
+	# stranger's fallback) and that group.
+	cat >"$T/ns.sh" <<'EOS'
+		mount --make-rprivate / && mount -t tmpfs tmpfs /var/lib &&
+		    mount -t tmpfs -o mode=1777 tmpfs /var/tmp &&
+		    mount --bind "$T/group" /etc/group || exit 99
+		mkdir /var/lib/cbexec && chown root:cbexec /var/lib/cbexec &&
+		    chmod 3770 /var/lib/cbexec || exit 98
+		unset CBEXEC_STATE CBEXEC_CONFIG XDG_STATE_HOME XDG_CONFIG_HOME
+		S=/var/lib/cbexec/state.mdb
+		member() {
+			setpriv --reuid nobody --regid nogroup --groups cbexec \
+			    env HOME=/nonexistent "$CBEXEC" "$@"
+		}
+		stranger() {
+			setpriv --reuid nobody --regid nogroup --clear-groups \
+			    env HOME=/nonexistent "$CBEXEC" "$@"
+		}
+		member run m -- false; echo "member run $?"
+		"$CBEXEC" run r -- false; echo "root run $?"
+		echo "root sees $("$CBEXEC" status --names | tr '\n' ' ')"
+		echo "member sees $(member status --names | tr '\n' ' ')"
+		echo "stranger sees $(stranger status --names 2>/dev/null | tr '\n' ' ')"
+		echo "modes $(stat -c '%a:%U:%G' "$S" "$S-lock" | tr '\n' ' ')"
+		setpriv --reuid nobody --regid nogroup --groups cbexec \
+		    sh -c "rm -f $S-lock && ln -s $T/victim $S-lock"
+		"$CBEXEC" run r -- true 2>"$T/ns.err"; echo "root run $?"
+		"$CBEXEC" status >/dev/null 2>>"$T/ns.err"; echo "root status $?"
+EOS
+	T=$T run -0 unshare -m bash "$T/ns.sh"
+	assert_line "member run 1"
+	assert_line "root run 1"
+	assert_line "root sees m r "
+	assert_line "member sees m r "
+	assert_line "stranger sees "
+	assert_line "modes 660:nobody:cbexec 660:nobody:cbexec "
+	assert_line "root run 0"
+	assert_line "root status 1"
+	run -0 cat "$T/ns.err"
+	assert_output --partial "'/var/lib/cbexec/state.mdb-lock' is a symbolic link"
+	cmp "$T/victim.orig" "$T/victim"
+}
+
+@test "a file a member makes in a sticky shared directory without setgid gets the directory's group" {
+	need_root
+	getent group daemon >/dev/null || skip "no group daemon"
+	shared_dir 1770
+	run -1 setpriv --reuid nobody --regid daemon --groups nogroup \
+	    "$CBEXEC" run x -- false
+	assert_equal "$(stat -c '%a %U %G' "$CBEXEC_STATE")" "660 nobody nogroup"
+	assert_equal "$(stat -c '%a %U %G' "$CBEXEC_STATE-lock")" "660 nobody nogroup"
+	run -1 cb run x -- false
+	run -0 json_field x failures
+	assert_output 2
+}
+
+@test "a lock file swapped for a symlink while LMDB opens the state: LMDB still gets the file checked" {
+	command -v strace >/dev/null || skip "no strace"
+	run -0 cb run x -- true
+	head -c 8192 /dev/urandom >victim
+	cp victim victim.orig
+	# Hold cbexec for 2 s right after it made its second link for LMDB,
+	# the lock file's: between its checks and LMDB's open(2).
+	bg a strace -o trace -e trace=symlink \
+	    -e inject=symlink:delay_exit=2000000:when=2 \
+	    "$CBEXEC" run x -- true
+	wait_for grep -q 'state-lock' trace
+	rm "$CBEXEC_STATE-lock"
+	ln -s "$T/victim" "$CBEXEC_STATE-lock"
+	bg_wait a
+	assert_equal "$(bg_rc a)" 0
+	run -0 cat "$T/err.a"
+	assert_output ''
+	cmp victim.orig victim
+	run -1 cb status
+	assert_output --partial "'$CBEXEC_STATE-lock' is a symbolic link"
+}
+
+@test "without /proc to pin the files through, the state still opens, and symlinks are still refused" {
+	need_root
+	command -v unshare >/dev/null || skip "no unshare"
+	head -c 8192 /dev/urandom >victim
+	cp victim victim.orig
+	cat >ns.sh <<'EOS'
+		mount --make-rprivate / && mount -t tmpfs tmpfs /proc || exit 99
+		"$CBEXEC" run x -- false; echo "run $?"
+		"$CBEXEC" run x -- false; echo "run $?"
+		ls /dev/shm /tmp | grep -c cbexec-open; echo "pins left"
+		rm "$CBEXEC_STATE-lock" && ln -s "$PWD/victim" "$CBEXEC_STATE-lock"
+		"$CBEXEC" status 2>&1; echo "status $?"
+EOS
+	run -0 unshare -m bash ns.sh
+	assert_line "run 1"
+	assert_line "0"
+	assert_line --partial "'$CBEXEC_STATE-lock' is a symbolic link"
+	assert_line "status 1"
+	cmp victim.orig victim
+	rm "$CBEXEC_STATE-lock"
+	run -0 json_field x failures
+	assert_output 2
 }

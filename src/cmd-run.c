@@ -308,6 +308,10 @@ attempt(struct run_step *st, const struct spawn_opts *so, int *guarded,
 		*status = EXIT_CBEXEC;
 		return -1;
 	}
+	/* As timeout(1) says it, -q or not: a typo must not pass silently. */
+	if (res.exec_failed)
+		cmd_warnx("failed to run command '%s': %s", so->argv[0],
+		    strerror(res.exec_errno));
 	*status = res.status;
 	judge(st, &res);
 	if (!*guarded)
@@ -343,6 +347,28 @@ retry_wait(const struct cb_policy *p, unsigned n)
 	if (d <= 0)
 		return 0;
 	return (int64_t)(clock_random() % ((uint64_t)d + 1));
+}
+
+/* run -v: what a deadline does, as timeout --verbose says it. */
+static void
+run_on_kill(void *arg, int sig, pid_t pid, int group)
+{
+	const struct run_step	*st = arg;
+	char			 after[32], whom[64];
+
+	if (group)
+		snprintf(whom, sizeof whom, "process group %ld", (long)pid);
+	else
+		snprintf(whom, sizeof whom, "pid %ld", (long)pid);
+	if (sig == SIGKILL) {
+		format_duration(st->c.p->kill_after_ms, after, sizeof after);
+		cmd_warnx("%s: still running %s after the timeout: sending "
+		    "SIGKILL to %s", st->c.name, after, whom);
+	} else {
+		format_duration(st->c.p->timeout_ms, after, sizeof after);
+		cmd_warnx("%s: timeout after %s: sending SIG%s to %s",
+		    st->c.name, after, sigabbrev_np(sig), whom);
+	}
 }
 
 static int
@@ -403,6 +429,10 @@ cmd_run_exec(struct cb_ctx *ctx, int argc, char **argv)
 	so.timeout_ms = p.timeout_ms;
 	so.kill_after_ms = p.kill_after_ms;
 	so.foreground = ro.foreground;
+	if (ctx->verbose) {
+		so.on_kill = run_on_kill;
+		so.on_kill_arg = &st;
+	}
 
 	disable = getenv("CBEXEC_DISABLE");
 	if (disable != NULL && strcmp(disable, "1") == 0) {
@@ -456,18 +486,26 @@ run_attempts(struct run_step *st, const struct cb_policy *p,
 	char		 wait[32];
 	int64_t		 ms;
 	unsigned	 n;
-	int		 status, sig;
+	int		 status, sig, rv, ran = -1;
 
 	for (n = 0;; n++) {
-		if (attempt(st, so, &guarded, &status) != 0)
+		rv = attempt(st, so, &guarded, &status);
+		/* skip hides a refusal, never a failure that ran (SPEC 6.4). */
+		if (rv == 1 && ran != -1 && p->on_open == ON_OPEN_SKIP)
+			return ran;
+		if (rv != 0)
 			return status;
+		ran = status;
 		if (st->c.run.outcome != OUTCOME_FAILURE || st->interrupted ||
 		    n >= p->retries)
 			return status;
 		/* An open breaker will refuse the retry: no need to wait. */
 		ms = st->left_open ? 0 : retry_wait(p, n);
 		if (ctx->verbose) {
-			format_duration(ms, wait, sizeof wait);
+			if (ms == 0)
+				snprintf(wait, sizeof wait, "0s");
+			else
+				format_duration(ms, wait, sizeof wait);
 			cmd_warnx("%s: exit %d, retry %u of %u in %s",
 			    st->c.name,
 			    status, n + 1, p->retries, wait);

@@ -348,7 +348,7 @@ cmd_hooks_wait(struct cb_ctx *ctx)
 
 /*
  * Start the on_transition hook for t: argv without a shell, the CBEXEC_*
- * variables, stdin from /dev/null, its output on our stderr, its own
+ * variables but never CBEXEC_REDIS_PASSWORD, stdin from /dev/null, its output on our stderr, its own
  * process group, killed with that group five seconds after it started.
  * Its result changes nothing; only a hook that could not run or had to be
  * killed is reported.
@@ -378,6 +378,7 @@ run_hook(struct cb_ctx *ctx, const char *name, const struct cb_transition *t)
 	so.env = env;
 	so.stdin_null = 1;
 	so.stdout_to_stderr = 1;
+	so.hide_secrets = 1;
 	so.mask = ctx->have_mask ? &ctx->mask : NULL;
 	if (spawn_start(&so, &hooks[nhooks], &err) == -1)
 		cmd_warnx("warning: on_transition: %s", err.msg);

@@ -27,6 +27,16 @@ hook() {
 	assert_line --index 2 '3 x half-open closed [1 probe succeeded]'
 }
 
+@test "the hook never sees CBEXEC_REDIS_PASSWORD; the command does" {
+	hook 'env >"'"$T"'/hook.env"'
+	CBEXEC_REDIS_PASSWORD=sekrit run -0 cb trip x
+	wait_for test -s hook.env
+	run -0 grep -c '^CBEXEC_NAME=x$' hook.env
+	run -1 grep CBEXEC_REDIS_PASSWORD hook.env
+	CBEXEC_REDIS_PASSWORD=sekrit run -0 cb run y -- sh -c 'echo "$CBEXEC_REDIS_PASSWORD"'
+	assert_output sekrit
+}
+
 @test "the hook gets argv as given, without a shell" {
 	printf '#!/bin/sh\nprintf "[%%s]" "$@" >"%s/args"\n' "$T" >hook
 	chmod +x hook

@@ -97,6 +97,26 @@ load helper
 	refute_output --partial "$(printf '\033')"
 }
 
+@test "an option before NAME is a usage error, never a breaker called -t" {
+	run -125 cb run -t 5s api -- touch marker
+	assert_output "cbexec: invalid breaker name '-t': byte 0x2d at offset 0 (a name may not begin with '-'; options come after NAME)"
+	assert [ ! -e marker ]
+	run -125 cb run --preset curl y -- touch marker
+	assert_output --partial "invalid breaker name '--preset': byte 0x2d at offset 0"
+	assert_output --partial 'options come after NAME'
+	assert [ ! -e marker ]
+	run -2 cb check -x
+	assert_output --partial "byte 0x2d at offset 0"
+	run -0 cb status --names
+	assert_output ''
+}
+
+@test "a name with '-' after its first byte is fine" {
+	run -0 cb run a-b -- true
+	run -0 cb status --names
+	assert_output a-b
+}
+
 @test "a bad name is a usage error (2) for commands other than run" {
 	run -2 cb trip 'a b'
 	assert_output --partial 'byte 0x20'

@@ -87,9 +87,18 @@ cmd_check_exec(struct cb_ctx *ctx, int argc, char **argv)
 		cmd_warnx("%s", err.msg);
 		return EXIT_USAGE;
 	}
+	/* Like run, which would run unguarded: admit (SPEC section 4). */
 	policy_init(&b);
-	if (cmd_policy(ctx, argv[1], &b) == -1)
-		return EXIT_FAIL;
+	if (cmd_policy(ctx, argv[1], &b) == -1) {
+		if (ctx->cfg_missing)
+			return EXIT_USAGE;
+		if (!ctx->cfg_failed)
+			return EXIT_FAIL;
+		if (!ctx->quiet)
+			cmd_warnx("warning: no usable config: '%s' would run "
+			    "unguarded", argv[1]);
+		return EXIT_OK;
+	}
 	if (policy_finish(&b, &p, &err) == -1) {
 		cmd_warnx("%s: %s", argv[1], err.msg);
 		return EXIT_FAIL;

@@ -5,7 +5,8 @@
  * outcome.  Admission peeks first (store_update_peek): a closed breaker
  * admits without a write, so it need not queue for the writer lock.  When
  * the state file cannot be used, on_store_error decides between running
- * unguarded and refusing.  With --retries a failed call is followed by
+ * unguarded and refusing; a config file that cannot be used runs it
+ * unguarded.  With --retries a failed call is followed by
  * another, each admitted and recorded on its own, after a delay that
  * doubles (full jitter, capped at 60s) and that SIGINT, SIGTERM, SIGHUP or
  * SIGQUIT cut short.  The RUN-OPTIONS parser is shared with `config show`.
@@ -392,7 +393,7 @@ cmd_run_exec(struct cb_ctx *ctx, int argc, char **argv)
 	struct spawn_opts	 so;
 	struct cb_err		 err;
 	const char		*name, *disable;
-	int			 guarded = 1, status, skip;
+	int			 guarded = 1, unusable = 0, status, skip;
 
 	if (argc < 2)
 		return cmd_usage(&cmd_run_entry, EXIT_CBEXEC);
@@ -416,8 +417,21 @@ cmd_run_exec(struct cb_ctx *ctx, int argc, char **argv)
 		return cmd_usage(&cmd_run_entry, EXIT_CBEXEC);
 	}
 
+	/*
+	 * A config that cannot be used must not stop every guarded job on
+	 * the host (SPEC section 4): its problems are printed, and the
+	 * command runs unguarded with the built-in policy and the command
+	 * line's values.  A -c file that is not there is a usage error.
+	 */
 	policy_init(&b);
-	if (cmd_policy(ctx, name, &b) == -1 || run_apply("run", &ro, &b) == -1)
+	if (cmd_policy(ctx, name, &b) == -1) {
+		if (ctx->cfg_missing || !ctx->cfg_failed)
+			return EXIT_CBEXEC;
+		policy_init(&b);
+		unusable = 1;
+		guarded = 0;
+	}
+	if (run_apply("run", &ro, &b) == -1)
 		return EXIT_CBEXEC;
 	if (policy_finish(&b, &p, &err) == -1) {
 		cmd_warnx("%s: %s", name, err.msg);
@@ -435,7 +449,11 @@ cmd_run_exec(struct cb_ctx *ctx, int argc, char **argv)
 	}
 
 	disable = getenv("CBEXEC_DISABLE");
-	if (disable != NULL && strcmp(disable, "1") == 0) {
+	if (unusable) {
+		if (!ctx->quiet)
+			cmd_warnx("warning: no usable config: running '%s' "
+			    "unguarded, nothing recorded", argv[0]);
+	} else if (disable != NULL && strcmp(disable, "1") == 0) {
 		if (!ctx->quiet)
 			cmd_warnx("warning: CBEXEC_DISABLE=1: running '%s' "
 			    "unguarded, nothing recorded", argv[0]);

@@ -3,6 +3,8 @@
  * and store opened once on demand, the state path rules of SPEC section 5,
  * name validation, and the reporting of transitions.
  */
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <pwd.h>
 #include <signal.h>
@@ -81,16 +83,33 @@ cmd_usage(const struct cmd_entry *e, int status)
 int
 cmd_config(struct cb_ctx *ctx)
 {
-	struct cb_err	err;
+	struct config_msgs	 msgs;
+	struct cb_err		 err;
+	struct stat		 sb;
+	const char		*named;
+	size_t			 i;
 
 	if (ctx->cfg_loaded)
 		return 0;
-	if (config_load(ctx->config_path, &ctx->cfg, &err) == -1) {
-		cmd_warnx("%s", err.msg);
+	if (ctx->cfg_failed)
 		return -1;
+	if (config_check(ctx->config_path, &ctx->cfg, &msgs, &err) == 0) {
+		config_msgs_free(&msgs);
+		ctx->cfg_loaded = 1;
+		return 0;
 	}
-	ctx->cfg_loaded = 1;
-	return 0;
+	if (msgs.n == 0)
+		cmd_warnx("%s", err.msg);
+	for (i = 0; i < msgs.n; i++)
+		cmd_warnx("%s", msgs.v[i]);
+	config_msgs_free(&msgs);
+	ctx->cfg_failed = 1;
+	named = ctx->config_path != NULL ? ctx->config_path :
+	    getenv("CBEXEC_CONFIG");
+	if (named != NULL && *named != '\0' && stat(named, &sb) == -1 &&
+	    (errno == ENOENT || errno == ENOTDIR))
+		ctx->cfg_missing = 1;
+	return -1;
 }
 
 /* $XDG_STATE_HOME if set and absolute, else HOME/.local/state. */
@@ -348,7 +367,7 @@ cmd_hooks_wait(struct cb_ctx *ctx)
 
 /*
  * Start the on_transition hook for t: argv without a shell, the CBEXEC_*
- * variables but never CBEXEC_REDIS_PASSWORD, stdin from /dev/null, its output on our stderr, its own
+ * variables but never CBEXEC_REDIS_PASSWORD, no descriptor above 2, stdin from /dev/null, its output on our stderr, its own
  * process group, killed with that group five seconds after it started.
  * Its result changes nothing; only a hook that could not run or had to be
  * killed is reported.
@@ -378,7 +397,7 @@ run_hook(struct cb_ctx *ctx, const char *name, const struct cb_transition *t)
 	so.env = env;
 	so.stdin_null = 1;
 	so.stdout_to_stderr = 1;
-	so.hide_secrets = 1;
+	so.helper = 1;
 	so.mask = ctx->have_mask ? &ctx->mask : NULL;
 	if (spawn_start(&so, &hooks[nhooks], &err) == -1)
 		cmd_warnx("warning: on_transition: %s", err.msg);

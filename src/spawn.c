@@ -6,7 +6,8 @@
  * kill_after's SIGKILL), so there is no flag to race against and no EINTR
  * to lose.  The child restores the caller's mask, leads a process group of
  * its own unless foreground, keeps every descriptor it inherited that is
- * not close-on-exec (cbexec's own all are), and execs argv directly (execvp, no shell).  Whether the exec happened travels back
+ * not close-on-exec (cbexec's own all are; a hook keeps only 0, 1 and 2),
+ * and execs argv directly (execvp, no shell).  Whether the exec happened travels back
  * on a close-on-exec pipe, as in git's run-command.c, so "could not run"
  * never looks like "ran and exited 127".  Only the child is waited for:
  * like OpenBSD's and coreutils' timeout, a grandchild that outlives it is
@@ -31,6 +32,9 @@
 /* Received by cbexec, passed on to the command. */
 static const int spawn_fwd[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 #define SPAWN_NFWD	(sizeof spawn_fwd / sizeof spawn_fwd[0])
+
+/* Where a helper's child keeps the exec-error pipe between fork and exec. */
+#define SPAWN_ERRFD	3
 
 #define SPAWN_NEVER	INT64_MAX
 
@@ -156,13 +160,21 @@ spawn_child(const struct spawn_opts *opts, const struct spawn_saved *saved,
 			spawn_child_fail(wfd, errno);
 
 	/*
-	 * Every descriptor the caller passed stays open (a 3>file, make's
-	 * jobserver pipe, LISTEN_FDS), as with timeout(1).  cbexec's own
-	 * are all close-on-exec: the state and lock files, the Redis socket,
-	 * syslog's socket and this pipe.
+	 * The wrapped command keeps every descriptor the caller passed (a
+	 * 3>file, make's jobserver pipe, LISTEN_FDS), as with timeout(1).
+	 * cbexec's own are all close-on-exec: the state and lock files, the
+	 * Redis socket, syslog's socket and this pipe.  A helper gets none.
 	 */
-	if (opts->hide_secrets && spawn_child_scrub() == -1)
-		spawn_child_fail(wfd, errno);
+	if (opts->helper) {
+		if (spawn_child_scrub() == -1)
+			spawn_child_fail(wfd, errno);
+		if (wfd != SPAWN_ERRFD) {
+			if (dup3(wfd, SPAWN_ERRFD, O_CLOEXEC) == -1)
+				spawn_child_fail(wfd, errno);
+			wfd = SPAWN_ERRFD;
+		}
+		closefrom(SPAWN_ERRFD + 1);
+	}
 
 	if (sigprocmask(SIG_SETMASK, opts->mask != NULL ? opts->mask :
 	    &saved->mask, NULL) == -1)

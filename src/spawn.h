@@ -32,11 +32,12 @@ struct spawn_opts {
 	int		 stdout_to_stderr;
 	int		 timeout_signal;	/* 0: SIGTERM */
 	/*
-	 * Remove CBEXEC_REDIS_PASSWORD (SPEC section 5) from the child's
-	 * environment: set it for every command that is not the wrapped one
-	 * (on_transition hooks, probe commands).
+	 * Set for every command that is not the wrapped one (on_transition
+	 * hooks, probe commands): CBEXEC_REDIS_PASSWORD is removed from its
+	 * environment (SPEC section 5), and it gets no descriptor above 2,
+	 * since those the caller passed were meant for the wrapped command.
 	 */
-	int		 hide_secrets;
+	int		 helper;
 	/*
 	 * Called in the parent as a deadline sends sig (the timeout's signal,
 	 * then kill_after's SIGKILL) to pid's process group (group set) or to

@@ -1227,3 +1227,13 @@ config_policy(const struct cb_config *cfg, const char *name,
 		return apply_layer(&cfg->breakers[i], LAYER_ENTRY, b, err);
 	return 0;
 }
+
+const char *
+config_lib_version(void)
+{
+	static char	buf[32];
+
+	snprintf(buf, sizeof buf, "libconfig %d.%d.%d", LIBCONFIG_VER_MAJOR,
+	    LIBCONFIG_VER_MINOR, LIBCONFIG_VER_REVISION);
+	return buf;
+}

@@ -96,7 +96,9 @@ spawn_child_null(void)
 }
 
 /* What hooks and probe commands must never see (SPEC section 5). */
-static const char *const spawn_secrets[] = { "CBEXEC_REDIS_PASSWORD", NULL };
+static const char *const spawn_secrets[] = {
+	"CBEXEC_REDIS_PASSWORD", NULL
+};
 
 /* Remove the secrets from the environment.  Returns 0 or -1 (errno set). */
 static int

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -1143,4 +1144,15 @@ fail:
 	lmdb_close(&sl->s);
 	errno = rc > 0 ? rc : EINVAL;
 	return NULL;
+}
+
+const char *
+store_lmdb_version(void)
+{
+	static char	buf[32];
+	int		major, minor, patch;
+
+	(void)mdb_version(&major, &minor, &patch);
+	snprintf(buf, sizeof buf, "LMDB %d.%d.%d", major, minor, patch);
+	return buf;
 }

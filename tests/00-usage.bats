@@ -20,6 +20,27 @@ load helper
 	assert_output --regexp '[0-9]+\.[0-9]+\.[0-9]+'
 }
 
+@test "--version names the stores built in, the library versions and this user's state" {
+	unset CBEXEC_STATE
+	run -0 cb --version
+	assert_line --index 0 --regexp '^cbexec [0-9]+\.[0-9]+\.[0-9]+$'
+	assert_line --index 1 --regexp '^stores: lmdb \(LMDB [0-9]+\.[0-9]+\.[0-9]+\), (redis \(hiredis [0-9.]+\)|no redis .*)$'
+	assert_line --index 2 --regexp '^config: libconfig [0-9]+\.[0-9]+\.[0-9]+$'
+	if [ "$(id -u)" -eq 0 ]; then
+		assert_line --index 3 'state: /var/lib/cbexec/state.mdb'
+	else
+		assert_line --index 3 "state: $XDG_STATE_HOME/cbexec/state.mdb"
+	fi
+	run -0 cb --version -s "$T/other.mdb"
+	assert_line --index 3 "state: $T/other.mdb"
+}
+
+@test "--help gives the state default for root and for other users" {
+	run -0 cb --help
+	assert_output --partial '/var/lib/cbexec/state.mdb for root'
+	assert_output --partial '~/.local/state/cbexec/state.mdb for others'
+}
+
 @test "help with no command exits 0 and lists the commands" {
 	run -0 cb help
 	assert_output --partial run

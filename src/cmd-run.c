@@ -200,9 +200,10 @@ run_options(const char *cmd, int argc, char **argv, struct run_opts *ro)
 			ro->help = 1;
 			return optind;
 		default:
-			if (optopt != 0 && strchr("tko", optopt) != NULL)
-				cmd_warnx("%s: option '-%c' needs an argument",
-				    cmd, optopt);
+			if (optopt != 0 && (optopt == 'o' ||
+			    option_key(optopt) != -1))
+				cmd_warnx("%s: option '%s' needs an argument",
+				    cmd, argv[optind - 1]);
 			else if (optopt != 0)
 				cmd_warnx("%s: unknown option '-%c'", cmd,
 				    optopt);

@@ -138,6 +138,23 @@ load helper
 	assert_output a-b
 }
 
+@test "an option missing its value says so, not \"unknown option\"" {
+	run -2 cb trip x --reason
+	assert_line --index 0 "cbexec: trip: option '--reason' needs an argument"
+	run -2 cb trip x --for
+	assert_line --index 0 "cbexec: trip: option '--for' needs an argument"
+	run -2 cb reset x --reason
+	assert_line --index 0 "cbexec: reset: option '--reason' needs an argument"
+	run -125 cb run x --retries
+	assert_line --index 0 "cbexec: run: option '--retries' needs an argument"
+	run -125 cb run x --preset
+	assert_line --index 0 "cbexec: run: option '--preset' needs an argument"
+	run -125 cb run x -t
+	assert_line --index 0 "cbexec: run: option '-t' needs an argument"
+	run -2 cb trip x --bogus
+	assert_line --index 0 "cbexec: trip: unknown option '--bogus'"
+}
+
 @test "a bad name is a usage error (2) for commands other than run" {
 	run -2 cb trip 'a b'
 	assert_output --partial 'byte 0x20'

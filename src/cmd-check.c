@@ -1,7 +1,7 @@
 /*
  * cmd-check.c: `cbexec check NAME`: would a call be admitted now?  Exits 0
  * or open_exit_code, for ExecCondition= in systemd units and `if` in
- * scripts.  Takes no probe slot and changes no state.  The one write is the
+ * scripts; refused, it says so in run's words unless -q.  Takes no probe slot and changes no state.  The one write is the
  * record's last use, which gc goes by (SPEC: check is a use): written only
  * when the stored one is a minute old or more, so a tight loop of checks
  * does not write at every call, and skipped silently when the state file
@@ -131,6 +131,8 @@ cmd_check_exec(struct cb_ctx *ctx, int argc, char **argv)
 	used = r.last_used_ms;
 	breaker_admit(&r, &p, &env, &self, &t, NULL);
 	status = t.admitted ? EXIT_OK : p.open_exit_code;
+	if (!t.admitted)
+		run_refusal(ctx, argv[1], &t);
 	if (env.now_ms - used >= CHECK_TOUCH_MS)
 		check_touch(ctx, argv[1], &env);
 	if (ctx->verbose)

@@ -124,6 +124,18 @@ PROBE='touch started.$$; echo $$ >child.$$.pid; echo $PPID >holder.$$.pid; while
 	run -75 cb check x
 }
 
+@test "a refused check prints run's refusal line, one line, nothing with -q" {
+	fail_n x 5
+	run --separate-stderr -75 cb check x
+	assert_equal "${#stderr_lines[@]}" 1
+	assert_regex "$stderr" '^cbexec: x: circuit open, retry in 1m \(5 consecutive failures\)$'
+	refute_output
+	run -75 cb -q check x
+	refute_output
+	run -0 cb check y
+	refute_output
+}
+
 @test "check exits open_exit_code when the config sets one" {
 	config 'defaults = { open_exit_code = 99; };'
 	fail_n x 5

@@ -186,7 +186,7 @@ PROBE='touch started.$$; echo $$ >child.$$.pid; echo $PPID >holder.$$.pid; while
 	run -7 cb_at +61s run x -- sh -c 'exit 7'
 	run -75 cb_at +62s run x -- true
 	assert_output --partial 'circuit open, retry in'
-	assert_output --partial '(probe failed (exit 7))'
+	assert_output --partial '(probe failed: exit 7)'
 }
 
 @test "the cool-down is capped by max_open_timeout" {

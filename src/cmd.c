@@ -3,9 +3,12 @@
  * and store opened once on demand, the state path rules of SPEC section 5,
  * name validation, and the reporting of transitions.
  */
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 
 #include <errno.h>
+#include <paths.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -408,6 +411,48 @@ run_hook(struct cb_ctx *ctx, const char *name, const struct cb_transition *t)
 		free(env[i]);
 }
 
+/*
+ * Can syslog(3) deliver?  glibc drops messages silently when /dev/log is
+ * missing or nobody listens on it (a container), so connect to it once per
+ * run, as syslog(3) would, and say so when it cannot.
+ */
+static int
+syslog_usable(struct cb_ctx *ctx)
+{
+	static int		 usable = -1;
+	struct sockaddr_un	 sun;
+	int			 fd, e = 0;
+
+	if (usable != -1)
+		return usable;
+	memset(&sun, 0, sizeof sun);
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof sun.sun_path, "%s", _PATH_LOG);
+	usable = 0;
+	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1)
+		e = errno;
+	else {
+		if (connect(fd, (struct sockaddr *)&sun, sizeof sun) == 0)
+			usable = 1;
+		else
+			e = errno;
+		(void)close(fd);
+	}
+	/* glibc tries a stream socket when the datagram one is refused. */
+	if (!usable && e == EPROTOTYPE &&
+	    (fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) != -1) {
+		if (connect(fd, (struct sockaddr *)&sun, sizeof sun) == 0)
+			usable = 1;
+		else
+			e = errno;
+		(void)close(fd);
+	}
+	if (!usable && !ctx->quiet)
+		cmd_warnx("warning: cannot log to syslog (%s: %s); "
+		    "transitions go to stderr", _PATH_LOG, strerror(e));
+	return usable;
+}
+
 void
 cmd_transitions(struct cb_ctx *ctx, const char *name,
     const struct cb_effects *fx)
@@ -417,6 +462,8 @@ cmd_transitions(struct cb_ctx *ctx, const char *name,
 	enum cb_log			 log;
 
 	log = ctx->cfg_loaded ? ctx->cfg.log : CB_LOG_SYSLOG;
+	if (log == CB_LOG_SYSLOG && fx->ntrans > 0 && !syslog_usable(ctx))
+		log = CB_LOG_STDERR;
 	for (i = 0; i < fx->ntrans; i++) {
 		t = &fx->trans[i];
 		if (log == CB_LOG_SYSLOG) {

@@ -462,8 +462,9 @@ cmd_transitions(struct cb_ctx *ctx, const char *name,
 	enum cb_log			 log;
 
 	log = ctx->cfg_loaded ? ctx->cfg.log : CB_LOG_SYSLOG;
+	/* -q asked for no chatter on stderr: it gets none from a fallback. */
 	if (log == CB_LOG_SYSLOG && fx->ntrans > 0 && !syslog_usable(ctx))
-		log = CB_LOG_STDERR;
+		log = ctx->quiet ? CB_LOG_NONE : CB_LOG_STDERR;
 	for (i = 0; i < fx->ntrans; i++) {
 		t = &fx->trans[i];
 		if (log == CB_LOG_SYSLOG) {

@@ -568,6 +568,7 @@ const struct cmd_entry cmd_run_entry = {
 	"      --success-codes L    codes meaning it answered\n"
 	"      --ignore-codes L     codes that say nothing about it\n"
 	"  -o KEY=VALUE             any policy key of cbexec.conf(5)\n"
-	"Options end at -- or at the first word that is not one.\n",
+	"Options come after NAME, and end at -- or at the first word that is\n"
+	"not one.\n",
 	cmd_run_exec
 };

@@ -1,8 +1,9 @@
 /*
  * cmd-check.c: `cbexec check NAME`: would a call be admitted now?  Exits 0
  * or open_exit_code, for ExecCondition= in systemd units and `if` in
- * scripts; refused, it says so in run's words unless -q.  Takes no probe slot and changes no state.  The one write is the
- * record's last use, which gc goes by (SPEC: check is a use): written only
+ * scripts; refused, it says so in run's words unless -q.  Takes no probe
+ * slot and changes no state.  The one write is the record's last use,
+ * which gc goes by (SPEC: check is a use): written only
  * when the stored one is a minute old or more, so a tight loop of checks
  * does not write at every call, and skipped silently when the state file
  * is not writable for this user (check then still answers).

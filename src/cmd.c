@@ -371,9 +371,10 @@ cmd_hooks_wait(struct cb_ctx *ctx)
 /*
  * Start the on_transition hook for t: argv without a shell, the CBEXEC_*
  * variables but never CBEXEC_REDIS_PASSWORD, no descriptor above 2, stdin
- * from /dev/null, its output on our stderr, its own process group, killed with that group five seconds after it started.
- * Its result changes nothing; only a hook that could not run or had to be
- * killed is reported.
+ * from /dev/null, its output on our stderr, its own process group, killed
+ * with that group five seconds after it started.  Its result changes
+ * nothing; only a hook that could not run or had to be killed is
+ * reported.
  */
 static void
 run_hook(struct cb_ctx *ctx, const char *name, const struct cb_transition *t)

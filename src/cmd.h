@@ -111,7 +111,8 @@ int	cmd_policy(struct cb_ctx *, const char *name, struct policy_builder *);
 /*
  * Check NAME against SPEC section 1: 1 to 200 bytes of
  * A-Z a-z 0-9 . _ - : @ / +, not beginning with '-'.  Returns 0, or -1
- * with a message naming the offending byte ("invalid breaker name 'a b': byte 0x20 at offset 1").
+ * with a message naming the offending byte ("invalid breaker name 'a b':
+ * byte 0x20 at offset 1").
  */
 int	cmd_name_valid(const char *, struct cb_err *);
 

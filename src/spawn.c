@@ -7,11 +7,11 @@
  * to lose.  The child restores the caller's mask, leads a process group of
  * its own unless foreground, keeps every descriptor it inherited that is
  * not close-on-exec (cbexec's own all are; a hook keeps only 0, 1 and 2),
- * and execs argv directly (execvp, no shell).  Whether the exec happened travels back
- * on a close-on-exec pipe, as in git's run-command.c, so "could not run"
- * never looks like "ran and exited 127".  Only the child is waited for:
- * like OpenBSD's and coreutils' timeout, a grandchild that outlives it is
- * not waited for.
+ * and execs argv directly (execvp, no shell).  Whether the exec happened
+ * travels back on a close-on-exec pipe, as in git's run-command.c, so
+ * "could not run" never looks like "ran and exited 127".  Only the child
+ * is waited for: like OpenBSD's and coreutils' timeout, a grandchild that
+ * outlives it is not waited for.
  */
 #include <sys/types.h>
 #include <sys/prctl.h>

@@ -242,8 +242,9 @@ maybe_trip(struct cb_record *r, const struct cb_policy *p,
 		if ((double)n / r->wlen < p->trip_failure_rate)
 			return;
 		snprintf(reason, sizeof reason,
-		    "failure rate %.0f%% over %u calls",
-		    100.0 * n / r->wlen, (unsigned)r->wlen);
+		    "failure rate %.0f%% over %u call%s",
+		    100.0 * n / r->wlen, (unsigned)r->wlen,
+		    r->wlen == 1 ? "" : "s");
 		break;
 	case TRIP_TIME:
 		n = failtimes_recent(r, p, env->now_ms);

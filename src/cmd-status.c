@@ -650,8 +650,8 @@ print_policy(FILE *f, const struct cb_policy *p)
 		break;
 	case TRIP_TIME:
 		format_duration(p->trip_period_ms, a, sizeof a);
-		fprintf(f, "trip after %u failures within %s",
-		    p->trip_failures, a);
+		fprintf(f, "trip after %u failure%s within %s",
+		    p->trip_failures, p->trip_failures == 1 ? "" : "s", a);
 		break;
 	default:
 		fprintf(f, "trip after %u consecutive failure%s",

@@ -242,16 +242,17 @@ maybe_trip(struct cb_record *r, const struct cb_policy *p,
 		if ((double)n / r->wlen < p->trip_failure_rate)
 			return;
 		snprintf(reason, sizeof reason,
-		    "failure rate %.0f%% over %u calls",
-		    100.0 * n / r->wlen, (unsigned)r->wlen);
+		    "failure rate %.0f%% over %u call%s",
+		    100.0 * n / r->wlen, (unsigned)r->wlen,
+		    r->wlen == 1 ? "" : "s");
 		break;
 	case TRIP_TIME:
 		n = failtimes_recent(r, p, env->now_ms);
 		if (n < p->trip_failures)
 			return;
 		format_duration(p->trip_period_ms, period, sizeof period);
-		snprintf(reason, sizeof reason, "%u failures within %s", n,
-		    period);
+		snprintf(reason, sizeof reason, "%u failure%s within %s", n,
+		    n == 1 ? "" : "s", period);
 		break;
 	default:
 		return;
@@ -390,7 +391,7 @@ probe_failed_reason(const struct cb_run *run, char *buf, size_t len)
 	else if (run->signal != 0)
 		snprintf(buf, len, "probe killed by signal %d", run->signal);
 	else if (run->exit_code >= 0)
-		snprintf(buf, len, "probe failed (exit %d)", run->exit_code);
+		snprintf(buf, len, "probe failed: exit %d", run->exit_code);
 	else
 		snprintf(buf, len, "probe failed");
 }

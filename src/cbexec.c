@@ -26,7 +26,9 @@ usage(FILE *f)
 	    "  -c, --config FILE  config file (default: $CBEXEC_CONFIG, "
 	    "~/.config/cbexec/cbexec.conf, /etc/cbexec.conf)\n"
 	    "  -s, --state PATH   state file (default: $CBEXEC_STATE, "
-	    "config `state`, ~/.local/state/cbexec/state.mdb),\n"
+	    "config `state`,\n"
+	    "                     /var/lib/cbexec/state.mdb for root, "
+	    "~/.local/state/cbexec/state.mdb for others),\n"
 	    "                     or a Redis URL: redis://[user@]host:port/db,"
 	    " unix:/path.sock\n"
 	    "  -q, --quiet        no refusal lines or warnings\n"
@@ -34,6 +36,27 @@ usage(FILE *f)
 	    "  -h, --help         this help\n"
 	    "  -V, --version      print the version\n\n"
 	    "See cbexec(1) and cbexec.conf(5).\n");
+}
+
+/*
+ * What was built in and which state this user gets: what a bug report
+ * needs.
+ */
+static void
+version(struct cb_ctx *ctx)
+{
+	const char	*redis, *state;
+
+	printf("cbexec %s\n", CBEXEC_VERSION);
+	redis = store_redis_version();
+	printf("stores: lmdb (%s), ", store_lmdb_version());
+	if (redis != NULL)
+		printf("redis (%s)\n", redis);
+	else
+		printf("no redis (built with WITH_REDIS=0)\n");
+	printf("config: %s\n", config_lib_version());
+	if ((state = cmd_state_path(ctx)) != NULL)
+		printf("state: %s\n", state);
 }
 
 /*
@@ -71,7 +94,7 @@ main(int argc, char **argv)
 	};
 	struct cb_ctx			 ctx;
 	const struct cmd_entry		*e;
-	int				 ch, status;
+	int				 ch, status, want_version = 0;
 
 	if (std_fds() == -1) {
 		cmd_warn("cannot open /dev/null");
@@ -98,8 +121,8 @@ main(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		case 'V':
-			printf("cbexec %s\n", CBEXEC_VERSION);
-			return EXIT_OK;
+			want_version = 1;
+			break;
 		default:
 			if (optopt != 0 && strchr("cs", optopt) != NULL)
 				cmd_warnx("option '-%c' needs an argument",
@@ -111,6 +134,12 @@ main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	/* After the loop: -s and -c count wherever they are. */
+	if (want_version) {
+		version(&ctx);
+		status = EXIT_OK;
+		goto out;
+	}
 	if (optind >= argc) {
 		usage(stderr);
 		return EXIT_USAGE;
@@ -121,6 +150,7 @@ main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	status = e->exec(&ctx, argc - optind, argv + optind);
+out:
 
 	/* Hooks still running hold no transaction: close the store first. */
 	store_close(ctx.store);

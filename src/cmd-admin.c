@@ -79,6 +79,12 @@ admin_parse(const struct cmd_entry *e, int argc, char **argv,
 			    e->help);
 			return 1;
 		default:
+			if (optopt == 'r' || optopt == 'f') {
+				cmd_warnx("%s: option '%s' needs an argument",
+				    e->name, argv[optind - 1]);
+				cmd_usage(e, EXIT_USAGE);
+				return -1;
+			}
 		bad:
 			cmd_warnx("%s: unknown option '%s'", e->name,
 			    argv[optind - 1]);

@@ -1,8 +1,9 @@
 /*
  * cmd-check.c: `cbexec check NAME`: would a call be admitted now?  Exits 0
  * or open_exit_code, for ExecCondition= in systemd units and `if` in
- * scripts.  Takes no probe slot and changes no state.  The one write is the
- * record's last use, which gc goes by (SPEC: check is a use): written only
+ * scripts; refused, it says so in run's words unless -q.  Takes no probe
+ * slot and changes no state.  The one write is the record's last use,
+ * which gc goes by (SPEC: check is a use): written only
  * when the stored one is a minute old or more, so a tight loop of checks
  * does not write at every call, and skipped silently when the state file
  * is not writable for this user (check then still answers).
@@ -87,9 +88,18 @@ cmd_check_exec(struct cb_ctx *ctx, int argc, char **argv)
 		cmd_warnx("%s", err.msg);
 		return EXIT_USAGE;
 	}
+	/* Like run, which would run unguarded: admit (SPEC section 4). */
 	policy_init(&b);
-	if (cmd_policy(ctx, argv[1], &b) == -1)
-		return EXIT_FAIL;
+	if (cmd_policy(ctx, argv[1], &b) == -1) {
+		if (ctx->cfg_missing)
+			return EXIT_USAGE;
+		if (!ctx->cfg_failed)
+			return EXIT_FAIL;
+		if (!ctx->quiet)
+			cmd_warnx("warning: no usable config: '%s' would run "
+			    "unguarded", argv[1]);
+		return EXIT_OK;
+	}
 	if (policy_finish(&b, &p, &err) == -1) {
 		cmd_warnx("%s: %s", argv[1], err.msg);
 		return EXIT_FAIL;
@@ -122,6 +132,8 @@ cmd_check_exec(struct cb_ctx *ctx, int argc, char **argv)
 	used = r.last_used_ms;
 	breaker_admit(&r, &p, &env, &self, &t, NULL);
 	status = t.admitted ? EXIT_OK : p.open_exit_code;
+	if (!t.admitted)
+		run_refusal(ctx, argv[1], &t);
 	if (env.now_ms - used >= CHECK_TOUCH_MS)
 		check_touch(ctx, argv[1], &env);
 	if (ctx->verbose)

@@ -5,7 +5,8 @@
  * outcome.  Admission peeks first (store_update_peek): a closed breaker
  * admits without a write, so it need not queue for the writer lock.  When
  * the state file cannot be used, on_store_error decides between running
- * unguarded and refusing.  With --retries a failed call is followed by
+ * unguarded and refusing; a config file that cannot be used runs it
+ * unguarded.  With --retries a failed call is followed by
  * another, each admitted and recorded on its own, after a delay that
  * doubles (full jitter, capped at 60s) and that SIGINT, SIGTERM, SIGHUP or
  * SIGQUIT cut short.  The RUN-OPTIONS parser is shared with `config show`.
@@ -199,9 +200,10 @@ run_options(const char *cmd, int argc, char **argv, struct run_opts *ro)
 			ro->help = 1;
 			return optind;
 		default:
-			if (optopt != 0 && strchr("tko", optopt) != NULL)
-				cmd_warnx("%s: option '-%c' needs an argument",
-				    cmd, optopt);
+			if (optopt != 0 && (optopt == 'o' ||
+			    option_key(optopt) != -1))
+				cmd_warnx("%s: option '%s' needs an argument",
+				    cmd, argv[optind - 1]);
 			else if (optopt != 0)
 				cmd_warnx("%s: unknown option '-%c'", cmd,
 				    optopt);
@@ -308,6 +310,10 @@ attempt(struct run_step *st, const struct spawn_opts *so, int *guarded,
 		*status = EXIT_CBEXEC;
 		return -1;
 	}
+	/* As timeout(1) says it, -q or not: a typo must not pass silently. */
+	if (res.exec_failed)
+		cmd_warnx("failed to run command '%s': %s", so->argv[0],
+		    strerror(res.exec_errno));
 	*status = res.status;
 	judge(st, &res);
 	if (!*guarded)
@@ -345,6 +351,28 @@ retry_wait(const struct cb_policy *p, unsigned n)
 	return (int64_t)(clock_random() % ((uint64_t)d + 1));
 }
 
+/* run -v: what a deadline does, as timeout --verbose says it. */
+static void
+run_on_kill(void *arg, int sig, pid_t pid, int group)
+{
+	const struct run_step	*st = arg;
+	char			 after[32], whom[64];
+
+	if (group)
+		snprintf(whom, sizeof whom, "process group %ld", (long)pid);
+	else
+		snprintf(whom, sizeof whom, "pid %ld", (long)pid);
+	if (sig == SIGKILL) {
+		format_duration(st->c.p->kill_after_ms, after, sizeof after);
+		cmd_warnx("%s: still running %s after the timeout: sending "
+		    "SIGKILL to %s", st->c.name, after, whom);
+	} else {
+		format_duration(st->c.p->timeout_ms, after, sizeof after);
+		cmd_warnx("%s: timeout after %s: sending SIG%s to %s",
+		    st->c.name, after, sigabbrev_np(sig), whom);
+	}
+}
+
 static int
 run_help(void)
 {
@@ -366,7 +394,7 @@ cmd_run_exec(struct cb_ctx *ctx, int argc, char **argv)
 	struct spawn_opts	 so;
 	struct cb_err		 err;
 	const char		*name, *disable;
-	int			 guarded = 1, status, skip;
+	int			 guarded = 1, unusable = 0, status, skip;
 
 	if (argc < 2)
 		return cmd_usage(&cmd_run_entry, EXIT_CBEXEC);
@@ -390,8 +418,21 @@ cmd_run_exec(struct cb_ctx *ctx, int argc, char **argv)
 		return cmd_usage(&cmd_run_entry, EXIT_CBEXEC);
 	}
 
+	/*
+	 * A config that cannot be used must not stop every guarded job on
+	 * the host (SPEC section 4): its problems are printed, and the
+	 * command runs unguarded with the built-in policy and the command
+	 * line's values.  A -c file that is not there is a usage error.
+	 */
 	policy_init(&b);
-	if (cmd_policy(ctx, name, &b) == -1 || run_apply("run", &ro, &b) == -1)
+	if (cmd_policy(ctx, name, &b) == -1) {
+		if (ctx->cfg_missing || !ctx->cfg_failed)
+			return EXIT_CBEXEC;
+		policy_init(&b);
+		unusable = 1;
+		guarded = 0;
+	}
+	if (run_apply("run", &ro, &b) == -1)
 		return EXIT_CBEXEC;
 	if (policy_finish(&b, &p, &err) == -1) {
 		cmd_warnx("%s: %s", name, err.msg);
@@ -403,9 +444,17 @@ cmd_run_exec(struct cb_ctx *ctx, int argc, char **argv)
 	so.timeout_ms = p.timeout_ms;
 	so.kill_after_ms = p.kill_after_ms;
 	so.foreground = ro.foreground;
+	if (ctx->verbose) {
+		so.on_kill = run_on_kill;
+		so.on_kill_arg = &st;
+	}
 
 	disable = getenv("CBEXEC_DISABLE");
-	if (disable != NULL && strcmp(disable, "1") == 0) {
+	if (unusable) {
+		if (!ctx->quiet)
+			cmd_warnx("warning: no usable config: running '%s' "
+			    "unguarded, nothing recorded", argv[0]);
+	} else if (disable != NULL && strcmp(disable, "1") == 0) {
 		if (!ctx->quiet)
 			cmd_warnx("warning: CBEXEC_DISABLE=1: running '%s' "
 			    "unguarded, nothing recorded", argv[0]);
@@ -456,18 +505,26 @@ run_attempts(struct run_step *st, const struct cb_policy *p,
 	char		 wait[32];
 	int64_t		 ms;
 	unsigned	 n;
-	int		 status, sig;
+	int		 status, sig, rv, ran = -1;
 
 	for (n = 0;; n++) {
-		if (attempt(st, so, &guarded, &status) != 0)
+		rv = attempt(st, so, &guarded, &status);
+		/* skip hides a refusal, never a failure that ran (SPEC 6.4). */
+		if (rv == 1 && ran != -1 && p->on_open == ON_OPEN_SKIP)
+			return ran;
+		if (rv != 0)
 			return status;
+		ran = status;
 		if (st->c.run.outcome != OUTCOME_FAILURE || st->interrupted ||
 		    n >= p->retries)
 			return status;
 		/* An open breaker will refuse the retry: no need to wait. */
 		ms = st->left_open ? 0 : retry_wait(p, n);
 		if (ctx->verbose) {
-			format_duration(ms, wait, sizeof wait);
+			if (ms == 0)
+				snprintf(wait, sizeof wait, "0s");
+			else
+				format_duration(ms, wait, sizeof wait);
 			cmd_warnx("%s: exit %d, retry %u of %u in %s",
 			    st->c.name,
 			    status, n + 1, p->retries, wait);
@@ -511,6 +568,7 @@ const struct cmd_entry cmd_run_entry = {
 	"      --success-codes L    codes meaning it answered\n"
 	"      --ignore-codes L     codes that say nothing about it\n"
 	"  -o KEY=VALUE             any policy key of cbexec.conf(5)\n"
-	"Options end at -- or at the first word that is not one.\n",
+	"Options come after NAME, and end at -- or at the first word that is\n"
+	"not one.\n",
 	cmd_run_exec
 };

@@ -650,8 +650,8 @@ print_policy(FILE *f, const struct cb_policy *p)
 		break;
 	case TRIP_TIME:
 		format_duration(p->trip_period_ms, a, sizeof a);
-		fprintf(f, "trip after %u failures within %s",
-		    p->trip_failures, a);
+		fprintf(f, "trip after %u failure%s within %s",
+		    p->trip_failures, p->trip_failures == 1 ? "" : "s", a);
 		break;
 	default:
 		fprintf(f, "trip after %u consecutive failure%s",
@@ -849,12 +849,13 @@ print_detail(struct status_walk *w, const char *name)
 
 	print_strip(w);
 	label(f, "Totals");
-	fprintf(f, "%llu call%s: %llu success, %llu failure "
-	    "(%llu timeout), %llu ignored, %llu interrupted, %llu stale; "
+	fprintf(f, "%llu call%s: %llu success%s, %llu failure%s "
+	    "(%llu timeout%s), %llu ignored, %llu interrupted, %llu stale; "
 	    "%llu rejected\n",
 	    (unsigned long long)r->calls, r->calls == 1 ? "" : "s",
-	    (unsigned long long)r->successes,
-	    (unsigned long long)r->failures, (unsigned long long)r->timeouts,
+	    (unsigned long long)r->successes, r->successes == 1 ? "" : "es",
+	    (unsigned long long)r->failures, r->failures == 1 ? "" : "s",
+	    (unsigned long long)r->timeouts, r->timeouts == 1 ? "" : "s",
 	    (unsigned long long)r->ignored,
 	    (unsigned long long)r->interrupted,
 	    (unsigned long long)r->stale, (unsigned long long)r->rejected);

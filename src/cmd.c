@@ -3,12 +3,15 @@
  * and store opened once on demand, the state path rules of SPEC section 5,
  * name validation, and the reporting of transitions.
  */
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/un.h>
 
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <paths.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -86,16 +89,33 @@ cmd_usage(const struct cmd_entry *e, int status)
 int
 cmd_config(struct cb_ctx *ctx)
 {
-	struct cb_err	err;
+	struct config_msgs	 msgs;
+	struct cb_err		 err;
+	struct stat		 sb;
+	const char		*named;
+	size_t			 i;
 
 	if (ctx->cfg_loaded)
 		return 0;
-	if (config_load(ctx->config_path, &ctx->cfg, &err) == -1) {
-		cmd_warnx("%s", err.msg);
+	if (ctx->cfg_failed)
 		return -1;
+	if (config_check(ctx->config_path, &ctx->cfg, &msgs, &err) == 0) {
+		config_msgs_free(&msgs);
+		ctx->cfg_loaded = 1;
+		return 0;
 	}
-	ctx->cfg_loaded = 1;
-	return 0;
+	if (msgs.n == 0)
+		cmd_warnx("%s", err.msg);
+	for (i = 0; i < msgs.n; i++)
+		cmd_warnx("%s", msgs.v[i]);
+	config_msgs_free(&msgs);
+	ctx->cfg_failed = 1;
+	named = ctx->config_path != NULL ? ctx->config_path :
+	    getenv("CBEXEC_CONFIG");
+	if (named != NULL && *named != '\0' && stat(named, &sb) == -1 &&
+	    (errno == ENOENT || errno == ENOTDIR))
+		ctx->cfg_missing = 1;
+	return -1;
 }
 
 /*
@@ -505,10 +525,11 @@ cmd_hooks_wait(struct cb_ctx *ctx)
 
 /*
  * Start the on_transition hook for t: argv without a shell, the CBEXEC_*
- * variables, stdin from /dev/null, its output on our stderr, its own
- * process group, killed with that group five seconds after it started.
- * Its result changes nothing; only a hook that could not run or had to be
- * killed is reported.
+ * variables but never CBEXEC_REDIS_PASSWORD, no descriptor above 2, stdin
+ * from /dev/null, its output on our stderr, its own process group, killed
+ * with that group five seconds after it started.  Its result changes
+ * nothing; only a hook that could not run or had to be killed is
+ * reported.
  */
 static void
 run_hook(struct cb_ctx *ctx, const char *name, const struct cb_transition *t)
@@ -535,6 +556,7 @@ run_hook(struct cb_ctx *ctx, const char *name, const struct cb_transition *t)
 	so.env = env;
 	so.stdin_null = 1;
 	so.stdout_to_stderr = 1;
+	so.helper = 1;
 	so.mask = ctx->have_mask ? &ctx->mask : NULL;
 	if (spawn_start(&so, &hooks[nhooks], &err) == -1)
 		cmd_warnx("warning: on_transition: %s", err.msg);
@@ -543,6 +565,48 @@ run_hook(struct cb_ctx *ctx, const char *name, const struct cb_transition *t)
 	/* The child has its own copy. */
 	for (i = 0; i < 5; i++)
 		free(env[i]);
+}
+
+/*
+ * Can syslog(3) deliver?  glibc drops messages silently when /dev/log is
+ * missing or nobody listens on it (a container), so connect to it once per
+ * run, as syslog(3) would, and say so when it cannot.
+ */
+static int
+syslog_usable(struct cb_ctx *ctx)
+{
+	static int		 usable = -1;
+	struct sockaddr_un	 sun;
+	int			 fd, e = 0;
+
+	if (usable != -1)
+		return usable;
+	memset(&sun, 0, sizeof sun);
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof sun.sun_path, "%s", _PATH_LOG);
+	usable = 0;
+	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1)
+		e = errno;
+	else {
+		if (connect(fd, (struct sockaddr *)&sun, sizeof sun) == 0)
+			usable = 1;
+		else
+			e = errno;
+		(void)close(fd);
+	}
+	/* glibc tries a stream socket when the datagram one is refused. */
+	if (!usable && e == EPROTOTYPE &&
+	    (fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) != -1) {
+		if (connect(fd, (struct sockaddr *)&sun, sizeof sun) == 0)
+			usable = 1;
+		else
+			e = errno;
+		(void)close(fd);
+	}
+	if (!usable && !ctx->quiet)
+		cmd_warnx("warning: cannot log to syslog (%s: %s); "
+		    "transitions go to stderr", _PATH_LOG, strerror(e));
+	return usable;
 }
 
 void
@@ -554,6 +618,9 @@ cmd_transitions(struct cb_ctx *ctx, const char *name,
 	enum cb_log			 log;
 
 	log = ctx->cfg_loaded ? ctx->cfg.log : CB_LOG_SYSLOG;
+	/* -q asked for no chatter on stderr: it gets none from a fallback. */
+	if (log == CB_LOG_SYSLOG && fx->ntrans > 0 && !syslog_usable(ctx))
+		log = ctx->quiet ? CB_LOG_NONE : CB_LOG_STDERR;
 	for (i = 0; i < fx->ntrans; i++) {
 		t = &fx->trans[i];
 		if (log == CB_LOG_SYSLOG) {

@@ -34,6 +34,9 @@ struct cb_ctx {
 	int			 verbose;	/* -v */
 
 	int			 cfg_loaded;
+	int			 cfg_failed;	/* reported; not tried again */
+	int			 cfg_missing;	/* ... as a -c file that is not
+						 * there: a usage error */
 	struct cb_config	 cfg;
 	char			*state;		/* resolved state path */
 	struct store		*store;
@@ -66,7 +69,11 @@ int	cmd_usage(const struct cmd_entry *, int status);
 
 /*
  * Load the config once (config_load with -c).  Returns 0, or -1 after
- * printing the error.
+ * printing every problem the file has, one line each (once: later calls
+ * return -1 quietly).  On -1, cfg_missing is set when the file named by -c
+ * or CBEXEC_CONFIG does not exist, a usage error; otherwise the file
+ * cannot be used (SPEC section 4): run then runs unguarded, check admits,
+ * the other commands fail.
  */
 int	cmd_config(struct cb_ctx *);
 
@@ -103,8 +110,9 @@ int	cmd_policy(struct cb_ctx *, const char *name, struct policy_builder *);
 
 /*
  * Check NAME against SPEC section 1: 1 to 200 bytes of
- * A-Z a-z 0-9 . _ - : @ / +.  Returns 0, or -1 with a message naming the
- * offending byte ("invalid breaker name 'a b': byte 0x20 at offset 1").
+ * A-Z a-z 0-9 . _ - : @ / +, not beginning with '-'.  Returns 0, or -1
+ * with a message naming the offending byte ("invalid breaker name 'a b':
+ * byte 0x20 at offset 1").
  */
 int	cmd_name_valid(const char *, struct cb_err *);
 

@@ -548,31 +548,97 @@ type_name(const config_setting_t *s)
 	}
 }
 
-/* "did you mean" for a key spelt with '-' instead of '_'. */
-static const char *
-key_hint(const char *name, const char *prefix, const char *const *known,
-    char *buf, size_t len)
-{
-	char	full[128];
-	size_t	i;
+/* Where an unknown key was found: which keys could have been meant. */
+enum hint_scope {
+	HINT_TOP,		/* the top level */
+	HINT_DEFAULTS,		/* `defaults` */
+	HINT_ENTRY,		/* a `breakers` entry: match too */
+	HINT_TRIP		/* a trip group: the trip.* keys, unprefixed */
+};
 
-	snprintf(full, sizeof full, "%s%s", prefix, name);
-	for (i = 0; full[i] != '\0'; i++) {
-		if (full[i] == '-')
-			full[i] = '_';
-	}
-	if (strcmp(full + strlen(prefix), name) == 0)
-		return "";
-	if (known != NULL) {
-		for (i = 0; known[i] != NULL; i++) {
-			if (strcmp(known[i], full) == 0)
-				break;
+#define HINT_MAX_LEN	64
+
+/*
+ * Damerau-Levenshtein distance (optimal string alignment) between a and b,
+ * '-' taken for '_'; SIZE_MAX for names too long to bother with.
+ */
+static size_t
+key_distance(const char *a, const char *b)
+{
+	unsigned short	d[HINT_MAX_LEN + 1][HINT_MAX_LEN + 1];
+	size_t		la = strlen(a), lb = strlen(b), i, j, v;
+	char		ca, cb;
+
+	if (la > HINT_MAX_LEN || lb > HINT_MAX_LEN)
+		return SIZE_MAX;
+	for (i = 0; i <= la; i++)
+		d[i][0] = (unsigned short)i;
+	for (j = 0; j <= lb; j++)
+		d[0][j] = (unsigned short)j;
+	for (i = 1; i <= la; i++) {
+		for (j = 1; j <= lb; j++) {
+			ca = a[i - 1] == '-' ? '_' : a[i - 1];
+			cb = b[j - 1] == '-' ? '_' : b[j - 1];
+			v = d[i - 1][j - 1] + (ca != cb);
+			if (d[i - 1][j] + 1U < v)
+				v = d[i - 1][j] + 1U;
+			if (d[i][j - 1] + 1U < v)
+				v = d[i][j - 1] + 1U;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1U < v)
+				v = d[i - 2][j - 2] + 1U;
+			d[i][j] = (unsigned short)v;
 		}
-		if (known[i] == NULL)
-			return "";
-	} else if (policy_key_lookup(full) < 0)
+	}
+	return d[la][lb];
+}
+
+static void
+hint_try(const char *name, const char *cand, const char **best,
+    size_t *bestd)
+{
+	size_t	d;
+
+	if ((d = key_distance(name, cand)) < *bestd) {
+		*bestd = d;
+		*best = cand;
+	}
+}
+
+/*
+ * " (did you mean KEY?)" for the known key nearest to an unknown one
+ * (open_timout -> open_timeout, breaker -> breakers, open-timeout ->
+ * open_timeout), when one is within two edits and the name is not so
+ * short that anything would be; else "".
+ */
+static const char *
+key_hint(const char *name, enum hint_scope scope, char *buf, size_t len)
+{
+	const char	*best = NULL, *k;
+	size_t		 bestd = SIZE_MAX, i;
+	int		 trip;
+
+	if (scope == HINT_TOP) {
+		for (i = 0; top_keys[i] != NULL; i++)
+			hint_try(name, top_keys[i], &best, &bestd);
+	} else {
+		for (i = 0; i < PK_COUNT; i++) {
+			k = policy_key_name((enum policy_key)i);
+			trip = strncmp(k, "trip.", 5) == 0;
+			if (scope == HINT_TRIP && trip)
+				hint_try(name, k + 5, &best, &bestd);
+			else if (scope != HINT_TRIP && !trip)
+				hint_try(name, k, &best, &bestd);
+		}
+		if (scope != HINT_TRIP)
+			hint_try(name, "trip", &best, &bestd);
+		if (scope == HINT_ENTRY)
+			hint_try(name, "match", &best, &bestd);
+	}
+	if (best == NULL || bestd > 2 ||
+	    2 * bestd > strlen(name))
 		return "";
-	snprintf(buf, len, " (did you mean %s?)", full + strlen(prefix));
+	snprintf(buf, len, " (did you mean %s?)", best);
 	return buf;
 }
 
@@ -813,8 +879,8 @@ load_trip(struct loader *ld, struct config_layer *l,
 		snprintf(full, sizeof full, "trip.%s", config_setting_name(s));
 		if ((key = policy_key_lookup(full)) < 0)
 			bad = fail(ld, s, "%s: unknown key%s", full,
-			    key_hint(config_setting_name(s), "trip.", NULL,
-			    hint, sizeof hint));
+			    key_hint(config_setting_name(s), HINT_TRIP, hint,
+			    sizeof hint));
 		else if (add_item(ld, l, (enum policy_key)key, s) != 0)
 			bad = -1;
 	}
@@ -855,7 +921,8 @@ load_layer(struct loader *ld, struct config_layer *l,
 				bad = fail(ld, s, "%s: unknown key", name);
 		} else
 			bad = fail(ld, s, "%s: unknown key%s", name,
-			    key_hint(name, "", NULL, hint, sizeof hint));
+			    key_hint(name, entry ? HINT_ENTRY : HINT_DEFAULTS,
+			    hint, sizeof hint));
 	}
 	return bad;
 }
@@ -1030,7 +1097,7 @@ load_top(struct loader *ld, config_t *lc)
 			    "defaults or a breakers entry)", name);
 		else
 			bad = fail(ld, s, "%s: unknown key%s", name,
-			    key_hint(name, "", top_keys, hint, sizeof hint));
+			    key_hint(name, HINT_TOP, hint, sizeof hint));
 	}
 	if (check_layers(ld, lc) != 0)
 		bad = -1;
@@ -1192,4 +1259,14 @@ config_policy(const struct cb_config *cfg, const char *name,
 	if ((i = config_entry(cfg, name)) < cfg->nbreakers)
 		return apply_layer(&cfg->breakers[i], LAYER_ENTRY, b, err);
 	return 0;
+}
+
+const char *
+config_lib_version(void)
+{
+	static char	buf[32];
+
+	snprintf(buf, sizeof buf, "libconfig %d.%d.%d", LIBCONFIG_VER_MAJOR,
+	    LIBCONFIG_VER_MINOR, LIBCONFIG_VER_REVISION);
+	return buf;
 }

@@ -132,6 +132,9 @@ int	config_policy(const struct cb_config *, const char *name,
  */
 unsigned int	config_line(const struct cb_config *, const char *key);
 
+/* For --version: "libconfig 1.5.0", the version built against. */
+const char	*config_lib_version(void);
+
 /* The index of the first `breakers` entry matching NAME, or nbreakers for
  * none: config_policy gives every name of one index the same policy. */
 size_t	config_entry(const struct cb_config *, const char *name);

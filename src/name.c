@@ -51,6 +51,14 @@ name_valid(const char *name, struct cb_err *err)
 		    "at most %d", name, len, NAME_MAX_LEN);
 		return -1;
 	}
+	if (name[0] == '-') {
+		/* An option put before NAME (SPEC section 1). */
+		shown(name, show, sizeof show);
+		err_set(err, "invalid breaker name '%s': byte 0x2d at offset 0 "
+		    "(a name may not begin with '-'; options come after NAME)",
+		    show);
+		return -1;
+	}
 	for (i = 0; i < len; i++) {
 		c = (unsigned char)name[i];
 		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||

@@ -1,7 +1,8 @@
 /*
  * name.h: what a breaker NAME may be (SPEC section 1): 1 to NAME_MAX_LEN
- * bytes of A-Z a-z 0-9 . _ - : @ / +.  Pure: no I/O, so the unit tests and
- * the fuzzer link it alone.
+ * bytes of A-Z a-z 0-9 . _ - : @ / +, not beginning with '-' (so that an
+ * option put before NAME is never taken for one).  Pure: no I/O, so the
+ * unit tests and the fuzzer link it alone.
  */
 #ifndef CBEXEC_NAME_H
 #define CBEXEC_NAME_H

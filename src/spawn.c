@@ -5,12 +5,13 @@
  * whose timeout is the next monotonic deadline (the timeout's SIGTERM, then
  * kill_after's SIGKILL), so there is no flag to race against and no EINTR
  * to lose.  The child restores the caller's mask, leads a process group of
- * its own unless foreground, keeps only descriptors 0, 1 and 2, and execs
- * argv directly (execvp, no shell).  Whether the exec happened travels back
- * on a close-on-exec pipe, as in git's run-command.c, so "could not run"
- * never looks like "ran and exited 127".  Only the child is waited for:
- * like OpenBSD's and coreutils' timeout, a grandchild that outlives it is
- * not waited for.
+ * its own unless foreground, keeps every descriptor it inherited that is
+ * not close-on-exec (cbexec's own all are; a hook keeps only 0, 1 and 2),
+ * and execs argv directly (execvp, no shell).  Whether the exec happened
+ * travels back on a close-on-exec pipe, as in git's run-command.c, so
+ * "could not run" never looks like "ran and exited 127".  Only the child
+ * is waited for: like OpenBSD's and coreutils' timeout, a grandchild that
+ * outlives it is not waited for.
  */
 #include <sys/types.h>
 #include <sys/prctl.h>
@@ -32,7 +33,7 @@
 static const int spawn_fwd[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 #define SPAWN_NFWD	(sizeof spawn_fwd / sizeof spawn_fwd[0])
 
-/* Where the child keeps the exec-error pipe between fork and exec. */
+/* Where a helper's child keeps the exec-error pipe between fork and exec. */
 #define SPAWN_ERRFD	3
 
 #define SPAWN_NEVER	INT64_MAX
@@ -94,6 +95,23 @@ spawn_child_null(void)
 	return 0;
 }
 
+/* What hooks and probe commands must never see (SPEC section 5). */
+static const char *const spawn_secrets[] = {
+	"CBEXEC_REDIS_PASSWORD", NULL
+};
+
+/* Remove the secrets from the environment.  Returns 0 or -1 (errno set). */
+static int
+spawn_child_scrub(void)
+{
+	size_t	i;
+
+	for (i = 0; spawn_secrets[i] != NULL; i++)
+		if (unsetenv(spawn_secrets[i]) == -1)
+			return -1;
+	return 0;
+}
+
 static void __attribute__((noreturn))
 spawn_child(const struct spawn_opts *opts, const struct spawn_saved *saved,
     pid_t parent, int rfd, int wfd)
@@ -143,12 +161,22 @@ spawn_child(const struct spawn_opts *opts, const struct spawn_saved *saved,
 		if (putenv(opts->env[i]) != 0)
 			spawn_child_fail(wfd, errno);
 
-	if (wfd != SPAWN_ERRFD) {
-		if (dup3(wfd, SPAWN_ERRFD, O_CLOEXEC) == -1)
+	/*
+	 * The wrapped command keeps every descriptor the caller passed (a
+	 * 3>file, make's jobserver pipe, LISTEN_FDS), as with timeout(1).
+	 * cbexec's own are all close-on-exec: the state and lock files, the
+	 * Redis socket, syslog's socket and this pipe.  A helper gets none.
+	 */
+	if (opts->helper) {
+		if (spawn_child_scrub() == -1)
 			spawn_child_fail(wfd, errno);
-		wfd = SPAWN_ERRFD;
+		if (wfd != SPAWN_ERRFD) {
+			if (dup3(wfd, SPAWN_ERRFD, O_CLOEXEC) == -1)
+				spawn_child_fail(wfd, errno);
+			wfd = SPAWN_ERRFD;
+		}
+		closefrom(SPAWN_ERRFD + 1);
 	}
-	closefrom(SPAWN_ERRFD + 1);
 
 	if (sigprocmask(SIG_SETMASK, opts->mask != NULL ? opts->mask :
 	    &saved->mask, NULL) == -1)
@@ -235,9 +263,12 @@ spawn_wait(const struct spawn_opts *opts, pid_t pid, const sigset_t *set,
 		if (now >= term_at) {
 			term_at = SPAWN_NEVER;
 			res->timed_out = 1;
-			spawn_send(pid, opts->foreground,
-			    opts->timeout_signal != 0 ? opts->timeout_signal :
-			    SIGTERM);
+			sig = opts->timeout_signal != 0 ? opts->timeout_signal :
+			    SIGTERM;
+			if (opts->on_kill != NULL)
+				opts->on_kill(opts->on_kill_arg, sig, pid,
+				    !opts->foreground);
+			spawn_send(pid, opts->foreground, sig);
 			if (opts->kill_after_ms > 0)
 				kill_at = spawn_after(now, opts->kill_after_ms);
 			continue;
@@ -245,6 +276,9 @@ spawn_wait(const struct spawn_opts *opts, pid_t pid, const sigset_t *set,
 		if (now >= kill_at) {
 			kill_at = SPAWN_NEVER;
 			res->killed = 1;
+			if (opts->on_kill != NULL)
+				opts->on_kill(opts->on_kill_arg, SIGKILL, pid,
+				    !opts->foreground);
 			spawn_send(pid, opts->foreground, SIGKILL);
 			continue;
 		}

@@ -3,8 +3,10 @@
  * (never a shell), the child leading its own process group unless
  * foreground, SIGINT/SIGTERM/SIGHUP/SIGQUIT forwarded to that group, a
  * timeout that sends SIGTERM to the group and SIGKILL kill_after later.
- * Deadlines use the monotonic clock.  The child inherits stdin, stdout and
- * stderr and no other descriptor.
+ * Deadlines use the monotonic clock.  The child inherits every descriptor
+ * the caller passed (stdin, stdout, stderr, a 3>file, a jobserver pipe,
+ * LISTEN_FDS), as with timeout(1); cbexec's own descriptors are all
+ * close-on-exec and so never reach it.
  */
 #ifndef CBEXEC_SPAWN_H
 #define CBEXEC_SPAWN_H
@@ -29,6 +31,20 @@ struct spawn_opts {
 	int		 stdin_null;	/* stdin from /dev/null */
 	int		 stdout_to_stderr;
 	int		 timeout_signal;	/* 0: SIGTERM */
+	/*
+	 * Set for every command that is not the wrapped one (on_transition
+	 * hooks, probe commands): CBEXEC_REDIS_PASSWORD is removed from its
+	 * environment (SPEC section 5), and it gets no descriptor above 2,
+	 * since those the caller passed were meant for the wrapped command.
+	 */
+	int		 helper;
+	/*
+	 * Called in the parent as a deadline sends sig (the timeout's signal,
+	 * then kill_after's SIGKILL) to pid's process group (group set) or to
+	 * pid alone (foreground).  For run -v; NULL: nothing is said.
+	 */
+	void		(*on_kill)(void *arg, int sig, pid_t pid, int group);
+	void		*on_kill_arg;
 };
 
 struct spawn_result {

@@ -1503,3 +1503,14 @@ fail:
 	errno = rc > 0 ? rc : EINVAL;
 	return NULL;
 }
+
+const char *
+store_lmdb_version(void)
+{
+	static char	buf[32];
+	int		major, minor, patch;
+
+	(void)mdb_version(&major, &minor, &patch);
+	snprintf(buf, sizeof buf, "LMDB %d.%d.%d", major, minor, patch);
+	return buf;
+}

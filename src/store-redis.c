@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +180,12 @@ store_is_redis(const char *path)
 
 #ifndef CBEXEC_REDIS
 
+const char *
+store_redis_version(void)
+{
+	return NULL;
+}
+
 struct store *
 store_redis_open(const struct store_redis_opts *opts, struct cb_err *err)
 {
@@ -193,6 +200,16 @@ store_redis_open(const struct store_redis_opts *opts, struct cb_err *err)
 }
 
 #else
+
+const char *
+store_redis_version(void)
+{
+	static char	buf[32];
+
+	snprintf(buf, sizeof buf, "hiredis %d.%d.%d", HIREDIS_MAJOR,
+	    HIREDIS_MINOR, HIREDIS_PATCH);
+	return buf;
+}
 
 struct store_redis {
 	struct store	 s;		/* first: what we hand out */

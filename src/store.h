@@ -222,6 +222,11 @@ int		 store_is_redis(const char *path);
 struct store	*store_redis_open(const struct store_redis_opts *,
 		    struct cb_err *);
 
+/* For --version: "LMDB 0.9.24", the library in use (mdb_version). */
+const char	*store_lmdb_version(void);
+/* For --version: "hiredis 0.14.1", or NULL when built without Redis. */
+const char	*store_redis_version(void);
+
 static inline int
 store_update(struct store *s, const char *name, store_update_fn fn, void *arg,
     struct cb_err *err)

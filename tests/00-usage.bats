@@ -20,6 +20,27 @@ load helper
 	assert_output --regexp '[0-9]+\.[0-9]+\.[0-9]+'
 }
 
+@test "--version names the stores built in, the library versions and this user's state" {
+	unset CBEXEC_STATE
+	run -0 cb --version
+	assert_line --index 0 --regexp '^cbexec [0-9]+\.[0-9]+\.[0-9]+$'
+	assert_line --index 1 --regexp '^stores: lmdb \(LMDB [0-9]+\.[0-9]+\.[0-9]+\), (redis \(hiredis [0-9.]+\)|no redis .*)$'
+	assert_line --index 2 --regexp '^config: libconfig [0-9]+\.[0-9]+\.[0-9]+$'
+	if [ "$(id -u)" -eq 0 ]; then
+		assert_line --index 3 'state: /var/lib/cbexec/state.mdb'
+	else
+		assert_line --index 3 "state: $XDG_STATE_HOME/cbexec/state.mdb"
+	fi
+	run -0 cb --version -s "$T/other.mdb"
+	assert_line --index 3 "state: $T/other.mdb"
+}
+
+@test "--help gives the state default for root and for other users" {
+	run -0 cb --help
+	assert_output --partial '/var/lib/cbexec/state.mdb for root'
+	assert_output --partial '~/.local/state/cbexec/state.mdb for others'
+}
+
 @test "help with no command exits 0 and lists the commands" {
 	run -0 cb help
 	assert_output --partial run
@@ -95,6 +116,43 @@ load helper
 	run -125 cb run "$(printf 'a\033[2Jb')" -- true
 	assert_output --partial "invalid breaker name 'a\\x1b[2Jb': byte 0x1b at offset 1"
 	refute_output --partial "$(printf '\033')"
+}
+
+@test "an option before NAME is a usage error, never a breaker called -t" {
+	run -125 cb run -t 5s api -- touch marker
+	assert_output "cbexec: invalid breaker name '-t': byte 0x2d at offset 0 (a name may not begin with '-'; options come after NAME)"
+	assert [ ! -e marker ]
+	run -125 cb run --preset curl y -- touch marker
+	assert_output --partial "invalid breaker name '--preset': byte 0x2d at offset 0"
+	assert_output --partial 'options come after NAME'
+	assert [ ! -e marker ]
+	run -2 cb check -x
+	assert_output --partial "byte 0x2d at offset 0"
+	run -0 cb status --names
+	assert_output ''
+}
+
+@test "a name with '-' after its first byte is fine" {
+	run -0 cb run a-b -- true
+	run -0 cb status --names
+	assert_output a-b
+}
+
+@test "an option missing its value says so, not \"unknown option\"" {
+	run -2 cb trip x --reason
+	assert_line --index 0 "cbexec: trip: option '--reason' needs an argument"
+	run -2 cb trip x --for
+	assert_line --index 0 "cbexec: trip: option '--for' needs an argument"
+	run -2 cb reset x --reason
+	assert_line --index 0 "cbexec: reset: option '--reason' needs an argument"
+	run -125 cb run x --retries
+	assert_line --index 0 "cbexec: run: option '--retries' needs an argument"
+	run -125 cb run x --preset
+	assert_line --index 0 "cbexec: run: option '--preset' needs an argument"
+	run -125 cb run x -t
+	assert_line --index 0 "cbexec: run: option '-t' needs an argument"
+	run -2 cb trip x --bogus
+	assert_line --index 0 "cbexec: trip: unknown option '--bogus'"
 }
 
 @test "a bad name is a usage error (2) for commands other than run" {

@@ -49,6 +49,7 @@ finish() {
 
 @test "a command that is not found exits 127 and is recorded as ignored" {
 	run -127 cb run x -- no-such-command-cbexec-test
+	assert_output "cbexec: failed to run command 'no-such-command-cbexec-test': No such file or directory"
 	assert_equal "$(json_field x ignored)" 1
 	assert_equal "$(json_field x failures)" 0
 	assert_equal "$(json_field x consecutive_failures)" 0
@@ -59,9 +60,18 @@ finish() {
 	printf '#!/bin/sh\ntouch marker\n' >noexec
 	chmod 0644 noexec
 	run -126 cb run x -- ./noexec
+	assert_output "cbexec: failed to run command './noexec': Permission denied"
 	assert [ ! -e marker ]
 	assert_equal "$(json_field x ignored)" 1
 	assert_equal "$(json_field x failures)" 0
+}
+
+@test "a command that cannot be run is reported as timeout(1) does, even with -q" {
+	run -127 cb -q run x -- no-such-command-cbexec-test
+	assert_output "cbexec: failed to run command 'no-such-command-cbexec-test': No such file or directory"
+	mkdir adir
+	run -126 cb -q run x -- ./adir
+	assert_output --regexp "^cbexec: failed to run command './adir': "
 }
 
 @test "a command that runs and itself exits 127 is a failure, not ignored" {
@@ -211,6 +221,14 @@ finish() {
 	assert_equal "$(json_field x failures)" 0
 }
 
+@test "-v says which signal went to which process group on a timeout" {
+	run -124 cb -v run x -t 200ms -k 200ms -- sh -c 'trap "" TERM; exec sleep 10'
+	assert_output --regexp 'cbexec: x: timeout after 200ms: sending SIGTERM to process group [0-9]+'
+	assert_output --regexp 'cbexec: x: still running 200ms after the timeout: sending SIGKILL to process group [0-9]+'
+	run -124 cb -v run x -t 200ms --foreground -- sleep 10
+	assert_output --regexp 'cbexec: x: timeout after 200ms: sending SIGTERM to pid [0-9]+'
+}
+
 @test "the command inherits no descriptor beyond stdin, stdout and stderr" {
 	# Close everything above 2 first, so any extra descriptor is cbexec's.
 	run -0 bash -c 'for f in /proc/$$/fd/*; do n=${f##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done
@@ -218,11 +236,44 @@ finish() {
 	assert_equal "${lines[*]}" "0 1 2"
 }
 
-@test "a descriptor cbexec itself inherited is not passed to the command" {
+@test "a descriptor the caller passed is passed on to the command, as with timeout(1)" {
 	run -0 bash -c 'for f in /proc/$$/fd/*; do n=${f##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done
 	    exec 7</dev/null
 	    exec "$CBEXEC" run x -- sh -c "ls /proc/\$\$/fd"'
+	assert_equal "${lines[*]}" "0 1 2 7"
+}
+
+@test "a 3>file redirection reaches the command" {
+	run -0 cb run x -- sh -c 'echo hi >&3' 3>out
+	refute_output
+	assert_equal "$(cat out)" hi
+}
+
+@test "the command sees none of cbexec's own files: state, lock, pipes, syslog" {
+	# A probe and a transition: the state is open, syslog is written.
+	run -0 cb trip x --for 1ms
+	sleep 0.01
+	run -0 bash -c 'for f in /proc/$$/fd/*; do n=${f##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done
+	    exec "$CBEXEC" run x -- sh -c "ls -l /proc/\$\$/fd/" 2>/dev/null'
+	refute_output --partial state.mdb
+	refute_output --partial socket:
+	run -0 bash -c 'for f in /proc/$$/fd/*; do n=${f##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done
+	    exec "$CBEXEC" run x -- sh -c "ls /proc/\$\$/fd/" 2>/dev/null'
 	assert_equal "${lines[*]}" "0 1 2"
+	assert_equal "$(json_field x state)" closed
+}
+
+@test "make's jobserver descriptors pass through cbexec to a sub-make" {
+	command -v make >/dev/null || skip "no make"
+	printf 'all:\n\t"$(CBEXEC)" run x -- $(MAKE) -f sub.mk\n' >Makefile
+	# The sub-make's jobs each check that the jobserver it was told of
+	# is open; without it make warns "jobserver unavailable".
+	printf 'all: a b\na b:\n\t@echo "$@ $(MAKEFLAGS)" >$@.flags\n' >sub.mk
+	run -0 make -j2 CBEXEC="$CBEXEC"
+	refute_output --partial 'jobserver unavailable'
+	refute_output --partial 'Bad file descriptor'
+	run -0 cat a.flags
+	assert_output --regexp 'jobserver-(auth|fds)='
 }
 
 @test "no transaction is held while the command runs: other runs and status go on" {

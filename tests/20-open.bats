@@ -35,9 +35,11 @@ PROBE='touch started.$$; echo $$ >child.$$.pid; echo $PPID >holder.$$.pid; while
 	assert_equal "$stderr" ""
 }
 
-@test "transitions are not printed on stderr by default (log = syslog)" {
+@test "transitions are not printed on stderr by default (log = syslog), nor with -q" {
 	fail_n x 4
-	run -1 cb run x -- false
+	# Without a syslog daemon (a container) they go to stderr instead;
+	# 77-hooks tests both cases.
+	run -1 cb -q run x -- false
 	assert_output ''
 	assert_equal "$(json_field x state)" open
 }
@@ -124,6 +126,18 @@ PROBE='touch started.$$; echo $$ >child.$$.pid; echo $PPID >holder.$$.pid; while
 	run -75 cb check x
 }
 
+@test "a refused check prints run's refusal line, one line, nothing with -q" {
+	fail_n x 5
+	run --separate-stderr -75 cb check x
+	assert_equal "${#stderr_lines[@]}" 1
+	assert_regex "$stderr" '^cbexec: x: circuit open, retry in 1m \(5 consecutive failures\)$'
+	refute_output
+	run -75 cb -q check x
+	refute_output
+	run -0 cb check y
+	refute_output
+}
+
 @test "check exits open_exit_code when the config sets one" {
 	config 'defaults = { open_exit_code = 99; };'
 	fail_n x 5
@@ -174,7 +188,7 @@ PROBE='touch started.$$; echo $$ >child.$$.pid; echo $PPID >holder.$$.pid; while
 	run -7 cb_at +61s run x -- sh -c 'exit 7'
 	run -75 cb_at +62s run x -- true
 	assert_output --partial 'circuit open, retry in'
-	assert_output --partial '(probe failed (exit 7))'
+	assert_output --partial '(probe failed: exit 7)'
 }
 
 @test "the cool-down is capped by max_open_timeout" {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # 40-config: finding the config file, reporting its mistakes (file, line and
-# key; 125 for run, 1 for other commands), layering defaults, breakers
-# entries and the command line.
+# key, every one; run then runs the command unguarded and check admits, the
+# other commands exit 1), layering defaults, breakers entries and the
+# command line.
 
 load helper
 
@@ -47,17 +48,73 @@ exit_code_in() {
 	run -75 cb run x -- true
 }
 
-@test "a missing -c file is an error naming it: 125 for run, 1 for the others" {
+@test "a missing -c file is a usage error naming it: 125 for run, 2 for check, 1 for the others" {
 	run -125 cb -c "$T/nope.conf" run x -- touch marker
 	assert [ ! -e marker ]
-	assert_output --partial "$T/nope.conf"
+	assert_output "cbexec: cannot open config '$T/nope.conf': No such file or directory"
 	run -1 cb -c "$T/nope.conf" status
 	assert_output --partial "$T/nope.conf"
 	run -1 cb -c "$T/nope.conf" trip x
-	run -1 cb -c "$T/nope.conf" check x
+	run -2 cb -c "$T/nope.conf" check x
 }
 
-@test "a missing CBEXEC_CONFIG file is an error naming it" {
+@test "a config that cannot be used runs the command unguarded, printing every problem" {
+	run -0 cb trip x
+	config 'defaults = {' '  open_timout = "30s";' '  trip = { failures = 0; };' '};' 'breaker = ();'
+	run --separate-stderr -3 cb run x -t 5s -- sh -c 'touch marker; exit 3'
+	assert [ -e marker ]
+	assert_equal "${stderr_lines[0]}" "cbexec: $CBEXEC_CONFIG:2: open_timout: unknown key (did you mean open_timeout?)"
+	assert_equal "${stderr_lines[1]}" "cbexec: $CBEXEC_CONFIG:3: trip.failures: must be an integer from 1 to 1000, not 0"
+	assert_equal "${stderr_lines[2]}" "cbexec: $CBEXEC_CONFIG:5: breaker: unknown key (did you mean breakers?)"
+	assert_equal "${stderr_lines[3]}" "cbexec: warning: no usable config: running 'sh' unguarded, nothing recorded"
+	assert_equal "${#stderr_lines[@]}" 4
+	# -q drops the warning, never the problems.
+	run --separate-stderr -3 cb -q run x -- sh -c 'exit 3'
+	assert_equal "${#stderr_lines[@]}" 3
+	# Nothing was recorded, and the open breaker refused nothing.
+	: >"$CBEXEC_CONFIG"
+	assert_equal "$(json_field x calls)" 0
+	assert_equal "$(json_field x rejected)" 0
+}
+
+@test "a broken config still applies the command line's timeout" {
+	config 'bogus = 1;'
+	run -124 cb run x -t 100ms -- sleep 10
+}
+
+@test "check admits with a config that cannot be used; other commands exit 1" {
+	config 'defaults = { trip = { failures = 1; }; };'
+	run -0 cb trip x
+	run -75 cb check x
+	config 'bogus = 1;' 'defaults = { trip = { failures = 1; }; };'
+	run -0 cb check x
+	assert_line --index 0 "cbexec: $CBEXEC_CONFIG:1: bogus: unknown key"
+	run -0 cb -q check x
+	assert_output "cbexec: $CBEXEC_CONFIG:1: bogus: unknown key"
+	run -1 cb status
+	run -1 cb trip y
+	run -1 cb reset x
+	run -1 cb config check
+}
+
+@test "an unknown key gets the nearest known key as a suggestion" {
+	config 'defaults = { trip = { falures = 3; }; max-open-timeout = "1h"; };' 'lgo = "stderr";' 'breakers = ( { mach = "a"; } );' 'zzz = 1;'
+	run -1 cb config check
+	assert_output --partial 'trip.falures: unknown key (did you mean failures?)'
+	assert_output --partial 'max-open-timeout: unknown key (did you mean max_open_timeout?)'
+	assert_output --partial 'lgo: unknown key (did you mean log?)'
+	assert_output --partial 'mach: unknown key (did you mean match?)'
+	assert_output --partial 'zzz: unknown key'
+	refute_output --partial 'zzz: unknown key ('
+}
+
+@test "an integer where a number is wanted is accepted (jitter = 1)" {
+	config 'defaults = { jitter = 1; trip = { policy = "rate"; failure_rate = 1; }; };'
+	run -0 cb config check
+	run -0 cb run x -- true
+}
+
+@test "a missing CBEXEC_CONFIG file is a usage error naming it" {
 	export CBEXEC_CONFIG=$T/nope.conf
 	run -125 cb run x -- true
 	assert_output --partial "$T/nope.conf"
@@ -66,8 +123,8 @@ exit_code_in() {
 
 @test "an unknown key is an error naming file, line and key" {
 	config 'defaults = {' '  open_timeout = "30s";' '  bogus = 1;' '};'
-	run -125 cb run x -- touch marker
-	assert [ ! -e marker ]
+	run -0 cb run x -- touch marker
+	assert [ -e marker ]
 	assert_output --partial "$CBEXEC_CONFIG:3:"
 	assert_output --partial bogus
 	run -1 cb status
@@ -76,88 +133,88 @@ exit_code_in() {
 
 @test "an unknown key inside trip is an error naming file, line and key" {
 	config 'defaults = {' '  trip = {' '    failurez = 3;' '  };' '};'
-	run -125 cb run x -- true
+	run -0 cb run x -- true
 	assert_output --partial "$CBEXEC_CONFIG:3:"
 	assert_output --partial failurez
 }
 
 @test "an unknown top-level key is an error" {
 	config 'state_mod = "0600";'
-	run -125 cb run x -- true
+	run -0 cb run x -- true
 	assert_output --partial "$CBEXEC_CONFIG:1:"
 	assert_output --partial state_mod
 }
 
 @test "an unknown key in a breakers entry is an error, whatever the name run" {
 	config 'breakers = (' '  { match = "other"; open_timout = "5s"; }' ');'
-	run -125 cb run x -- true
+	run -0 cb run x -- true
 	assert_output --partial "$CBEXEC_CONFIG:2:"
 	assert_output --partial open_timout
 }
 
 @test "a string where an integer is wanted is a type error naming the key" {
 	config 'defaults = {' '  trip = { failures = "5"; };' '};'
-	run -125 cb run x -- true
+	run -0 cb run x -- true
 	assert_output --partial "$CBEXEC_CONFIG:2:"
 	assert_output --partial trip.failures
 }
 
 @test "a boolean where a number is wanted is a type error" {
 	config 'defaults = { jitter = true; };'
-	run -125 cb run x -- true
+	run -0 cb run x -- true
 	assert_output --partial "$CBEXEC_CONFIG:1:"
 	assert_output --partial jitter
 }
 
 @test "a value out of range is an error naming file, line, key and value" {
 	config '# comment' 'defaults = { trip = { failures = 0; }; };'
-	run -125 cb run x -- true
+	run -0 cb run x -- true
 	assert_output --partial "$CBEXEC_CONFIG:2: trip.failures:"
 	assert_output --partial 'not 0'
 }
 
 @test "an open_exit_code above 255 is an error" {
 	config 'defaults = { open_exit_code = 256; };'
-	run -125 cb run x -- true
+	run -0 cb run x -- true
 	assert_output --partial open_exit_code
 }
 
 @test "a jitter above 1 is an error" {
 	config 'defaults = { jitter = 1.5; };'
-	run -125 cb run x -- true
+	run -0 cb run x -- true
 	assert_output --partial jitter
 }
 
 @test "the integer 3000000000 is reported as itself, not wrapped" {
 	config 'defaults = { open_exit_code = 3000000000; };'
-	run -125 cb run x -- true
+	run -0 cb run x -- true
 	assert_output --partial 3000000000
 	refute_output --partial -1294967296
 }
 
 @test "an integer that would wrap to a valid value (2^32 + 5) is still an error" {
 	config 'defaults = { trip = { failures = 4294967301; }; };'
-	run -125 cb run x -- true
+	run -0 cb run x -- true
 	assert_output --partial trip.failures
 }
 
 @test "a syntax error is an error naming file and line" {
 	config 'defaults = {' '  trip = ;' '};'
-	run -125 cb run x -- touch marker
-	assert [ ! -e marker ]
+	run -0 cb run x -- touch marker
+	assert [ -e marker ]
 	assert_output --partial "$CBEXEC_CONFIG:2"
 	run -1 cb status
 }
 
 @test "a bad value of a top-level key is an error" {
 	config 'sync = "sometimes";'
-	run -125 cb run x -- true
+	run -0 cb run x -- true
 	assert_output --partial sync
 	config 'on_store_error = "maybe";'
-	run -125 cb run x -- true
+	run -0 cb run x -- true
 	assert_output --partial on_store_error
 	config 'state_mode = "0999";'
-	run -125 cb run x -- true
+	run -0 cb run x -- true
 	assert_output --partial state_mode
 }
 
@@ -238,7 +295,7 @@ exit_code_in() {
 
 @test "a bad duration in the config is an error naming the key" {
 	config 'defaults = {' '  open_timeout = "5 parsecs";' '};'
-	run -125 cb run x -- true
+	run -0 cb run x -- true
 	assert_output --partial "$CBEXEC_CONFIG:2:"
 	assert_output --partial open_timeout
 }
@@ -254,37 +311,39 @@ exit_code_in() {
 @test "as root, a config file that others can write is refused" {
 	[ "$(id -u)" -eq 0 ] || skip "needs root"
 	chmod 0646 "$CBEXEC_CONFIG"
-	run -125 cb run x -- touch marker
-	assert [ ! -e marker ]
+	run -0 cb run x -- touch marker
+	assert [ -e marker ]
 	assert_output --partial "$CBEXEC_CONFIG"
+	assert_output --partial unguarded
+	run -1 cb status
 	chmod 0664 "$CBEXEC_CONFIG"
-	run -125 cb run x -- true
+	run -0 cb run x -- true
 	chmod 0644 "$CBEXEC_CONFIG"
 	run -0 cb run x -- true
 }
 
 @test "a breakers entry without match is an error naming file and line" {
 	config 'breakers = (' '  { open_timeout = "5s"; }' ');'
-	run -125 cb run x -- true
+	run -0 cb run x -- true
 	assert_output --partial "$CBEXEC_CONFIG:2"
 	assert_output --partial match
 }
 
 @test "an unknown trip.policy is an error" {
 	config 'defaults = { trip = { policy = "sometimes"; }; };'
-	run -125 cb run x -- true
+	run -0 cb run x -- true
 	assert_output --partial trip.policy
 }
 
 @test "trip.window above 1000 is an error" {
 	config 'defaults = { trip = { policy = "rate"; window = 1001; }; };'
-	run -125 cb run x -- true
+	run -0 cb run x -- true
 	assert_output --partial trip.window
 }
 
 @test "half_open_max_calls = 0 is an error" {
 	config 'defaults = { half_open_max_calls = 0; };'
-	run -125 cb run x -- true
+	run -0 cb run x -- true
 	assert_output --partial half_open_max_calls
 }
 

@@ -25,7 +25,7 @@ setup() {
 	assert_equal "${lines[i]}" 'Transitions (last 5, newest last):'
 	assert_regex "${lines[i + 1]}" "^  $t  closed -> open +5 consecutive failures$"
 	assert_regex "${lines[i + 2]}" "^  $t  open -> half-open +cool-down elapsed$"
-	assert_regex "${lines[i + 3]}" "^  $t  half-open -> open +probe failed \(exit 1\)$"
+	assert_regex "${lines[i + 3]}" "^  $t  half-open -> open +probe failed: exit 1$"
 	assert_regex "${lines[i + 4]}" "^  $t  open -> half-open +cool-down elapsed$"
 	assert_regex "${lines[i + 5]}" "^  $t  half-open -> closed +1 probe succeeded$"
 	assert_equal "$((i + 6))" "${#lines[@]}"
@@ -116,9 +116,15 @@ setup() {
 	fail_n x 1
 	run -124 cb run x -t 100ms -k 100ms -- sleep 5
 	run -0 cb status x
-	assert_line '     Totals: 4 calls: 2 success, 2 failure (1 timeout), 0 ignored, 0 interrupted, 0 stale; 0 rejected'
+	assert_line '     Totals: 4 calls: 2 successes, 2 failures (1 timeout), 0 ignored, 0 interrupted, 0 stale; 0 rejected'
 	assert_line --regexp '^   Last run: [0-9-]+ [0-9:]+ UTC \([0-9]+s ago\): exit 124 after [0-9]+ms$'
 	assert_line '   Failures: 2/5 toward tripping (consecutive)'
+}
+
+@test "totals count in the singular and the plural: 1 success, 0 failures" {
+	ok_n x 1
+	run -0 cb status x
+	assert_line '     Totals: 1 call: 1 success, 0 failures (0 timeouts), 0 ignored, 0 interrupted, 0 stale; 0 rejected'
 }
 
 @test "manual transitions show the user and the --reason text" {

@@ -27,6 +27,16 @@ hook() {
 	assert_line --index 2 '3 x half-open closed [1 probe succeeded]'
 }
 
+@test "the hook never sees CBEXEC_REDIS_PASSWORD; the command does" {
+	hook 'env >"'"$T"'/hook.env"'
+	CBEXEC_REDIS_PASSWORD=sekrit run -0 cb trip x
+	wait_for test -s hook.env
+	run -0 grep -c '^CBEXEC_NAME=x$' hook.env
+	run -1 grep CBEXEC_REDIS_PASSWORD hook.env
+	CBEXEC_REDIS_PASSWORD=sekrit run -0 cb run y -- sh -c 'echo "$CBEXEC_REDIS_PASSWORD"'
+	assert_output sekrit
+}
+
 @test "the hook gets argv as given, without a shell" {
 	printf '#!/bin/sh\nprintf "[%%s]" "$@" >"%s/args"\n' "$T" >hook
 	chmod +x hook
@@ -129,8 +139,73 @@ hook() {
 	assert_output ''
 }
 
-@test "log = syslog (the default) prints nothing on stderr" {
+# with_syslog CMD...: CMD in a mount namespace whose /dev holds only null
+# and a private syslog socket as log; what reaches it lands in $T/syslog.
+with_syslog() {
+	unshare -m sh -c '
+		mkdir "$T/dev" && : >"$T/dev/null" &&
+		    mount --bind /dev/null "$T/dev/null" || exit 99
+		python3 -c "
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+with open(sys.argv[2], \"ab\", buffering=0) as f:
+    while True:
+        f.write(s.recv(4096) + b\"\\n\")
+" "$T/dev/log" "$T/syslog" &
+		i=0
+		while [ ! -S "$T/dev/log" ] && [ $i -lt 250 ]; do
+			sleep 0.02; i=$((i + 1))
+		done
+		mount --rbind "$T/dev" /dev || exit 99
+		rc=0; "$@" || rc=$?
+		# What was sent may still be queued: let it be written.
+		i=0
+		while [ ! -s "$T/syslog" ] && [ $i -lt 250 ]; do
+			sleep 0.02; i=$((i + 1))
+		done
+		kill $!
+		exit $rc' sh "$@"
+}
+
+# no_syslog CMD...: CMD with nobody listening on /dev/log, as in most
+# containers: as it is, or with /dev/null bound over /dev/log.
+no_syslog() {
+	if [ ! -e /dev/log ]; then
+		"$@"
+		return
+	fi
+	unshare -m sh -c 'mount --bind /dev/null /dev/log && exec "$@"' sh "$@"
+}
+
+@test "log = syslog (the default) sends transitions to syslog, nothing to stderr" {
+	command -v python3 >/dev/null || skip "no python3 for a syslog listener"
+	unshare -m true 2>/dev/null || skip "no mount namespace"
 	config 'defaults = { trip = { failures = 1; }; };'
-	run -1 cb run x -- false
+	export T
+	run -1 with_syslog "$CBEXEC" run x -- false
 	assert_output ''
+	run -0 cat syslog
+	assert_output --regexp 'cbexec\[[0-9]+\]: x: closed -> open \(1 consecutive failure\)'
+}
+
+@test "log = syslog with nobody on /dev/log falls back to stderr, saying so once" {
+	if [ -e /dev/log ]; then
+		unshare -m true 2>/dev/null || skip "/dev/log exists and no mount namespace"
+	fi
+	config 'defaults = { trip = { failures = 1; }; };'
+	run --separate-stderr -0 no_syslog "$CBEXEC" trip x --for 1ms
+	assert_equal "${stderr_lines[0]}" "cbexec: warning: cannot log to syslog (/dev/log: $(
+	    [ -e /dev/log ] && echo 'Connection refused' || echo 'No such file or directory')); transitions go to stderr"
+	assert_equal "${stderr_lines[1]}" "cbexec: x: closed -> open (manual trip by $(id -un))"
+	assert_equal "${#stderr_lines[@]}" 2
+	# Two transitions in one run: one warning.
+	sleep 0.01
+	run --separate-stderr -0 no_syslog "$CBEXEC" run x -- true
+	assert_equal "${#stderr_lines[@]}" 3
+	assert_equal "${stderr_lines[1]}" 'cbexec: x: open -> half-open (cool-down elapsed)'
+	assert_equal "${stderr_lines[2]}" 'cbexec: x: half-open -> closed (1 probe succeeded)'
+	# -q: nothing on stderr, as with a syslog that works.
+	run --separate-stderr -0 no_syslog "$CBEXEC" -q trip y
+	assert_equal "$stderr" ""
 }

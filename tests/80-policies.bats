@@ -84,6 +84,20 @@ fields() {
 	assert_equal "$(json_field x reason)" "3 failures within 10s"
 }
 
+@test "time policy: one failure is said in the singular" {
+	config 'defaults = { trip = { policy = "time"; failures = 1; period = "10s"; }; };'
+	fail_n x 1
+	assert_equal "$(json_field x reason)" "1 failure within 10s"
+	run -0 cb status x
+	assert_output --partial 'Policy: trip after 1 failure within 10s;'
+}
+
+@test "rate policy: one call is said in the singular" {
+	config 'defaults = { trip = { policy = "rate"; window = 1; min_calls = 1; failure_rate = 1; }; };'
+	fail_n x 1
+	assert_equal "$(json_field x reason)" "failure rate 100% over 1 call"
+}
+
 @test "time policy: an exact sliding window, not buckets that reset" {
 	config 'defaults = { trip = { policy = "time"; failures = 3; period = "10s"; }; };'
 	# Buckets of 10s would split 8s,12s; a sliding window counts them together.

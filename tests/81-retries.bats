@@ -94,10 +94,28 @@ finish() {
 	assert_equal "$(json_field x rejected)" 1
 }
 
-@test "with on_open = skip the loop still ends at the open breaker, exiting 0" {
-	run -0 cb run x --retries 10 --retry-delay 10ms --on-open skip \
-	    -o trip.failures=2 -- sh -c "$COUNT"
+@test "with on_open = skip the loop ends at the open breaker with the last attempt's status" {
+	# skip hides the refusal, never the failure that ran (SPEC 6.4).
+	config 'log = "none";'
+	run -3 cb run x --retries 10 --retry-delay 10ms --on-open skip \
+	    -o trip.failures=2 -- sh -c "$COUNT" sh 3
 	assert_equal "$(ran)" 2
+	assert_equal "$(json_field x rejected)" 1
+	refute_output
+}
+
+@test "with on_open = fail the same loop exits with the rejection code" {
+	run -75 cb run x --retries 10 --retry-delay 10ms --on-open fail \
+	    -o trip.failures=2 -- sh -c "$COUNT" sh 3
+	assert_equal "$(ran)" 2
+	assert_output --partial 'x: circuit open'
+}
+
+@test "with on_open = skip a breaker open before the first attempt still exits 0" {
+	cb trip x
+	run -0 cb run x --retries 3 --retry-delay 10ms --on-open skip -- \
+	    sh -c "$COUNT"
+	assert_equal "$(ran)" 0
 	refute_output
 }
 
@@ -120,7 +138,7 @@ finish() {
 	run -1 cb -v run x --retries 4 --retry-delay 20ms -o trip.failures=10 -- false
 	local waits
 	waits=$(grep -o 'retry [0-9] of 4 in [0-9a-z]*' <<<"$output" |
-	    awk '{ w = $NF; ms = (w ~ /ms$/) ? w + 0 : (w == "0" ? 0 : -1);
+	    awk '{ w = $NF; ms = (w ~ /ms$/) ? w + 0 : (w == "0s" ? 0 : -1);
 	           printf "%d:%d ", $2, ms }')
 	# retry n waits at most 20ms * 2^(n-1): 20, 40, 80, 160.
 	[[ $waits =~ ^1:([0-9]+)\ 2:([0-9]+)\ 3:([0-9]+)\ 4:([0-9]+)\ $ ]] || {
@@ -131,6 +149,11 @@ finish() {
 	assert [ "${BASH_REMATCH[2]}" -le 40 ]
 	assert [ "${BASH_REMATCH[3]}" -le 80 ]
 	assert [ "${BASH_REMATCH[4]}" -le 160 ]
+}
+
+@test "-v gives the wait before a retry with its unit, even when it is 0s" {
+	run -75 cb -v run x --retries 1 --retry-delay 60s -o trip.failures=1 -- false
+	assert_output --partial 'x: exit 1, retry 1 of 1 in 0s'
 }
 
 @test "SIGTERM during the wait ends cbexec at once with 143 and no more attempts" {

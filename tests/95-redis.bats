@@ -421,3 +421,14 @@ local_json() {
 	assert_output --partial "no answer within 50ms; using the local breaker"
 	kill -CONT "$(cat "$T/redis.pid")"
 }
+
+@test "the command sees no descriptor of cbexec's with a Redis state: no socket" {
+	redis_start
+	run -0 cb -s "$URL" trip x --for 1ms
+	sleep 0.01
+	run -0 bash -c 'for f in /proc/$$/fd/*; do n=${f##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done
+	    exec "$CBEXEC" -s "'"$URL"'" run x -- sh -c "ls /proc/\$\$/fd/" 2>/dev/null'
+	assert_equal "${lines[*]}" "0 1 2"
+	run -0 "${RCLI[@]}" --scan --pattern 'cbexec:*'
+	assert_output --partial x
+}

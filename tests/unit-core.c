@@ -928,7 +928,7 @@ test_breaker_probe_failure_backs_off(void)
 		    OUTCOME_FAILURE);
 		CHECK_EQ(r.state, STATE_OPEN);
 		CHECK_EQ(r.epoch, epoch + 1);
-		CHECK_STR(r.reason, "probe failed (exit 7)");
+		CHECK_STR(r.reason, "probe failed: exit 7");
 		CHECK_EQ(r.cooldown_ms, want[i]);
 		CHECK_EQ(r.opened_at_ms, now);
 		CHECK_EQ(r.open_until_ms, now + want[i]);

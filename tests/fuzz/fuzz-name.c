@@ -15,7 +15,8 @@ naive(const char *s)
 			    "abcdefghijklmnopqrstuvwxyz0123456789._-:@/+";
 	size_t		 len = strlen(s);
 
-	return len >= 1 && len <= 200 && strspn(s, allowed) == len;
+	return len >= 1 && len <= 200 && strspn(s, allowed) == len &&
+	    s[0] != '-';
 }
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);

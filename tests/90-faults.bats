@@ -208,6 +208,7 @@ fallback_dir() {
 @test "a service account with no usable home falls back to /var/tmp/cbexec-UID, guarded and silent" {
 	need_root
 	nobody_dir
+	config 'log = "none";'	# no syslog here: the opening would go to stderr
 	fallback_dir
 	unset CBEXEC_STATE XDG_STATE_HOME
 	# HOME=/nonexistent, as for nobody; and a home owned by root.

@@ -13,7 +13,7 @@ ROOT=$BATS_TEST_DIRNAME/..
 mk() {
 	local d=$1
 	shift
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u WERROR make -C "$d" "$@"
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u WERROR -u SANITIZE make -C "$d" "$@"
 }
 
 # scratch DEST: a copy of the source tree (the files git knows, or every

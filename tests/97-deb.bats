@@ -147,7 +147,7 @@ in_root() {
 	# A machine where cbexec was never installed, whose root used 0.1.
 	rm -rf /var/lib/cbexec /etc/cbexec.conf /root/.config/cbexec
 	# No syslog in here: transitions would go to stderr, among the lines.
-	echo 'log = "none";' >/etc/cbexec.conf
+	echo "log = \"none\";" >/etc/cbexec.conf
 	if getent group cbexec >/dev/null; then delgroup --quiet cbexec; fi
 	mkdir -p /tmp/old && dpkg-deb -x /cbexec.deb /tmp/old
 	/tmp/old/usr/bin/cbexec trip legacy --reason before-the-package

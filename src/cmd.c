@@ -317,7 +317,7 @@ static mode_t
 state_mode(struct cb_ctx *ctx, const char *path)
 {
 	struct stat	 st;
-	char		*dir, *lock, *p;
+	char		*dir, *lock;
 	mode_t		 mode = ctx->cfg.state_mode;
 	int		 made;
 
@@ -328,14 +328,7 @@ state_mode(struct cb_ctx *ctx, const char *path)
 	free(lock);
 	if (made)
 		return mode;
-	dir = xstrdup(path);
-	if ((p = strrchr(dir, '/')) == NULL) {
-		free(dir);
-		dir = xstrdup(".");
-	} else if (p == dir)
-		p[1] = '\0';
-	else
-		*p = '\0';
+	dir = xdirname(path);
 	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_gid != 0 &&
 	    state_group() == (long long)st.st_gid)
 		mode = 0660;

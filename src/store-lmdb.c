@@ -244,14 +244,7 @@ lmdb_check_dirs(const char *path, struct stat *dirst, struct cb_err *err)
 	uid_t		 euid = geteuid();
 	int		 first = 1, rc = -1;
 
-	dir = xstrdup(path);
-	if ((p = strrchr(dir, '/')) == NULL) {
-		free(dir);
-		dir = xstrdup(".");
-	} else if (p == dir)
-		p[1] = '\0';
-	else
-		*p = '\0';
+	dir = xdirname(path);
 	if ((real = realpath(dir, NULL)) == NULL) {
 		err_set(err, "cannot open state '%s': directory '%s': %s",
 		    path, dir, strerror(errno));

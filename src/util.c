@@ -66,6 +66,23 @@ xstrdup(const char *s)
 }
 
 char *
+xdirname(const char *path)
+{
+	char	*dir, *p;
+
+	dir = xstrdup(path);
+	if ((p = strrchr(dir, '/')) == NULL) {
+		free(dir);
+		return xstrdup(".");
+	}
+	if (p == dir)
+		p[1] = '\0';
+	else
+		*p = '\0';
+	return dir;
+}
+
+char *
 xstrndup(const char *s, size_t n)
 {
 	char	*p;

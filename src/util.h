@@ -27,6 +27,9 @@ void	*xmalloc(size_t);
 void	*xcalloc(size_t, size_t);
 void	*xrealloc(void *, size_t);
 char	*xstrdup(const char *);
+/* The directory part of path, as dirname(3) would give it, in new memory:
+ * "." when there is no slash, "/" for a file in the root. */
+char	*xdirname(const char *);
 char	*xstrndup(const char *, size_t);
 int	 xasprintf(char **, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));

@@ -125,7 +125,8 @@ cbexec: $(B)/cbexec
 $(B)/cbexec: $(OBJS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
 
-UNITOBJS = $(B)/unit.o $(B)/unit-core.o $(B)/unit-policy.o
+UNITOBJS = $(B)/unit.o $(B)/unit-record.o $(B)/unit-breaker.o \
+	$(B)/unit-classify.o $(B)/unit-policy.o
 
 $(B)/unit: $(UNITOBJS) $(PUREOBJS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(UNITOBJS) $(PUREOBJS) -lm

@@ -6,8 +6,20 @@
 #ifndef CBEXEC_UNIT_H
 #define CBEXEC_UNIT_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+struct cb_err;
+struct cb_policy;
+struct cb_record;
+
+#define T0		1700000000000LL		/* a wall clock, ms */
+#define SEC		1000LL
+#define MIN		(60 * SEC)
+#define HOUR		(60 * MIN)
+#define DAY		(24 * HOUR)
 
 extern int	unit_passed;
 extern int	unit_failed;
@@ -43,6 +55,15 @@ extern int	unit_failed;
 		    __FILE__, __LINE__, #a, a_, b_);			\
 	}								\
 } while (0)
+
+/* The built-in defaults of SPEC section 3, field by field (unit.c), so
+ * the core's tests do not depend on policy.c's builder. */
+void	unit_policy_defaults(struct cb_policy *);
+
+/* record_decode a copy of exactly len bytes, so ASan sees any overread,
+ * into r first filled with garbage (unit-record.c). */
+int	unit_decode_copy(const uint8_t *, size_t, struct cb_record *,
+	    struct cb_err *);
 
 void	test_policy(void);
 void	test_record(void);

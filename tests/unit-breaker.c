@@ -1,552 +1,17 @@
 /*
- * unit-core.c: unit tests of the pure core: the record encoding (a golden
- * byte vector written out by hand from the layout comment in record.c, and
- * one test per decoder error class), the breaker state machine of SPEC
- * section 2 walked with explicit times, random draws and liveness answers,
- * and the classification of a finished run.  Policies are built here
- * field by field, so these tests do not depend on policy.c's builder.
+ * unit-breaker.c: unit tests of the breaker state machine of SPEC section
+ * 2, walked with explicit times, random draws and liveness answers.
+ * Policies are built field by field (unit_policy_defaults), so these tests
+ * do not depend on policy.c's builder.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "breaker.h"
-#include "classify.h"
 #include "policy.h"
 #include "record.h"
 #include "unit.h"
-
-#define T0		1700000000000LL		/* a wall clock, ms */
-#define SEC		1000LL
-#define MIN		(60 * SEC)
-#define HOUR		(60 * MIN)
-#define DAY		(24 * HOUR)
-
-/* The built-in defaults of SPEC section 3. */
-static void
-policy_defaults(struct cb_policy *p)
-{
-	int	c;
-
-	memset(p, 0, sizeof *p);
-	p->trip_policy = TRIP_CONSECUTIVE;
-	p->trip_failures = 5;
-	p->trip_period_ms = 60 * SEC;
-	p->trip_window = 20;
-	p->trip_min_calls = 10;
-	p->trip_failure_rate = 0.5;
-	p->open_timeout_ms = 60 * SEC;
-	p->max_open_timeout_ms = 10 * MIN;
-	p->backoff = 2.0;
-	p->jitter = 0.0;
-	p->half_open_max_calls = 1;
-	p->probe_lease_ms = HOUR;
-	p->timeout_ms = 0;
-	p->kill_after_ms = 10 * SEC;
-	p->slow_call_ms = 0;
-	for (c = 1; c <= 255; c++)
-		codeset_add(&p->failure_codes, c);
-	codeset_add(&p->success_codes, 0);
-	p->timeout_is = VERDICT_FAILURE;
-	p->signal_is = VERDICT_FAILURE;
-	p->on_open = ON_OPEN_FAIL;
-	p->open_exit_code = 75;
-}
-
-/* ------------------------------------------------------------------ */
-/* record */
-
-/*
- * A fully populated version 2 record, byte by byte as the layout comment
- * at the top of record.c describes it.  golden_record() builds the same
- * record as a struct.  Its first G_V1_LEN bytes, with the version patched
- * to 1, are the same record as version 1 wrote it, without histories.
- */
-static const uint8_t golden[] = {
-	0x43, 0x42, 0x52, 0x4b,				/* "CBRK" */
-	0x02, 0x00,					/* version 2 */
-	0x01, 0x00,					/* state open, 0 */
-	0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,	/* epoch */
-	0x00, 0x68, 0xe5, 0xcf, 0x8b, 0x01, 0x00, 0x00,	/* created_at */
-	0x60, 0x52, 0xe6, 0xcf, 0x8b, 0x01, 0x00, 0x00,	/* changed_at */
-	0x50, 0x2b, 0xe6, 0xcf, 0x8b, 0x01, 0x00, 0x00,	/* opened_at */
-	0xb0, 0x15, 0xe7, 0xcf, 0x8b, 0x01, 0x00, 0x00,	/* open_until */
-	0x40, 0x04, 0xe6, 0xcf, 0x8b, 0x01, 0x00, 0x00,	/* last_run_at */
-	0xd8, 0x3e, 0xe6, 0xcf, 0x8b, 0x01, 0x00, 0x00,	/* last_used */
-	0xc0, 0xd4, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00,	/* cooldown 120000 */
-	0x05, 0x00, 0x00, 0x00,				/* consecutive 5 */
-	0x01, 0x00, 0x00, 0x00,				/* half-open succ. 1 */
-	0x64, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* calls 100 */
-	0x50, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* successes 80 */
-	0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* failures 12 */
-	0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* timeouts 3 */
-	0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* ignored 4 */
-	0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* interrupted 2 */
-	0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* stale 2 */
-	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* rejected 9 */
-	0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* to closed 7 */
-	0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* to open 8 */
-	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* to half-open 6 */
-	0x07, 0x00, 0x00, 0x00,				/* last_exit 7 */
-	0x2a, 0x76, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* duration 30250 */
-	0x16, 0x00,					/* reason: 22 bytes */
-	'5', ' ', 'c', 'o', 'n', 's', 'e', 'c',
-	'u', 't', 'i', 'v', 'e', ' ', 'f', 'a',
-	'i', 'l', 'u', 'r', 'e', 's',
-	0x02, 0x00,					/* 2 slots */
-	0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11,	/* 0: token */
-	0xe0, 0x40, 0x1d, 0xd0, 0x8b, 0x01, 0x00, 0x00,	/* 0: lease_until */
-	0x92, 0x10, 0x00, 0x00,				/* 0: pid 4242 */
-	0xb1, 0x68, 0xde, 0x3a, 0x00, 0x00, 0x00, 0x00,	/* 0: start_time */
-	0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,	/* 0: boot_id */
-	0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f,
-	0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,	/* 1: token */
-	0x90, 0xc7, 0xe6, 0xcf, 0x8b, 0x01, 0x00, 0x00,	/* 1: lease_until */
-	0x00, 0x00, 0x00, 0x00,				/* 1: pid 0 */
-	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* 1: start_time 0 */
-	0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa,	/* 1: boot_id */
-	0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa,
-	0x0a, 0x00,					/* window: 10 calls */
-	0xa5, 0x02,					/* its bits */
-	0x02, 0x00,					/* 2 failure times */
-	0x30, 0xdd, 0xe5, 0xcf, 0x8b, 0x01, 0x00, 0x00,
-	0xc8, 0x17, 0xe6, 0xcf, 0x8b, 0x01, 0x00, 0x00,
-	0x03,						/* 3 run marks */
-	0x00, 0x11, 0x05,	/* success, timed-out failure, rejected */
-	0x02,						/* 2 transitions */
-	0x60, 0x52, 0xe6, 0xcf, 0x8b, 0x01, 0x00, 0x00,	/* 0: at */
-	0x00, 0x01,					/* closed -> open */
-	0x16,						/* reason: 22 bytes */
-	'5', ' ', 'c', 'o', 'n', 's', 'e', 'c',
-	'u', 't', 'i', 'v', 'e', ' ', 'f', 'a',
-	'i', 'l', 'u', 'r', 'e', 's',
-	0x00,						/* no user */
-	0x50, 0x2b, 0xe6, 0xcf, 0x8b, 0x01, 0x00, 0x00,	/* 1: at */
-	0x02, 0x01,					/* half-open -> open */
-	0x05, 't', 'r', 'i', 'p', '!',			/* reason */
-	0x03, 'b', 'o', 'b',				/* user */
-};
-
-/* Offsets into golden of the fields the error tests patch. */
-#define G_VERSION	4
-#define G_STATE		6
-#define G_LAST_EXIT	168
-#define G_REASON_LEN	180
-#define G_REASON	182
-#define G_NSLOTS	204
-#define G_WLEN		294
-#define G_NFAILTIMES	298
-#define G_V1_LEN	316
-#define G_NRUNS		316
-#define G_NHIST		320
-#define G_HIST0_FROM	329
-
-static void
-golden_record(struct cb_record *r)
-{
-	int	i;
-
-	memset(r, 0, sizeof *r);
-	r->state = STATE_OPEN;
-	r->epoch = 0x0102030405060708ULL;
-	r->created_at_ms = T0;
-	r->changed_at_ms = T0 + 60000;
-	r->opened_at_ms = T0 + 50000;
-	r->open_until_ms = T0 + 110000;
-	r->last_run_at_ms = T0 + 40000;
-	r->last_used_ms = T0 + 55000;
-	r->cooldown_ms = 120000;
-	r->consecutive_failures = 5;
-	r->half_open_successes = 1;
-	r->calls = 100;
-	r->successes = 80;
-	r->failures = 12;
-	r->timeouts = 3;
-	r->ignored = 4;
-	r->interrupted = 2;
-	r->stale = 2;
-	r->rejected = 9;
-	r->transitions[STATE_CLOSED] = 7;
-	r->transitions[STATE_OPEN] = 8;
-	r->transitions[STATE_HALF_OPEN] = 6;
-	r->last_exit = 7;
-	r->last_duration_ms = 30250;
-	strcpy(r->reason, "5 consecutive failures");
-	r->nslots = 2;
-	r->slots[0].token = 0x1122334455667788ULL;
-	r->slots[0].lease_until_ms = T0 + 3660000;
-	r->slots[0].pid = 4242;
-	r->slots[0].start_time = 987654321;
-	for (i = 0; i < 16; i++)
-		r->slots[0].boot_id[i] = (uint8_t)i;
-	r->slots[1].token = 0x8877665544332211ULL;
-	r->slots[1].lease_until_ms = T0 + 90000;
-	r->slots[1].pid = 0;
-	r->slots[1].start_time = 0;
-	memset(r->slots[1].boot_id, 0xaa, 16);
-	r->wlen = 10;
-	r->window[0] = 0xa5;
-	r->window[1] = 0x02;
-	r->nfailtimes = 2;
-	r->failtimes[0] = T0 + 30000;
-	r->failtimes[1] = T0 + 45000;
-	r->nruns = 3;
-	r->runs[0] = OUTCOME_SUCCESS;
-	r->runs[1] = OUTCOME_FAILURE | RECORD_MARK_TIMEOUT;
-	r->runs[2] = OUTCOME_REJECTED;
-	r->nhist = 2;
-	r->hist[0].at_ms = T0 + 60000;
-	r->hist[0].from = STATE_CLOSED;
-	r->hist[0].to = STATE_OPEN;
-	strcpy(r->hist[0].reason, "5 consecutive failures");
-	r->hist[1].at_ms = T0 + 50000;
-	r->hist[1].from = STATE_HALF_OPEN;
-	r->hist[1].to = STATE_OPEN;
-	strcpy(r->hist[1].reason, "trip!");
-	strcpy(r->hist[1].user, "bob");
-}
-
-/*
- * record_decode sets every byte up to slots, the window, and each entry in
- * use (padding and text tails included), and leaves the entries past the
- * counts alone: compare exactly that, byte for byte.
- */
-static int
-record_same(const struct cb_record *a, const struct cb_record *b)
-{
-	size_t	i;
-
-	if (memcmp(a, b, offsetof(struct cb_record, slots)) != 0 ||
-	    a->wlen != b->wlen || a->nfailtimes != b->nfailtimes ||
-	    a->nruns != b->nruns || a->nhist != b->nhist ||
-	    memcmp(a->window, b->window, sizeof a->window) != 0 ||
-	    memcmp(a->failtimes, b->failtimes,
-	    a->nfailtimes * sizeof a->failtimes[0]) != 0 ||
-	    memcmp(a->runs, b->runs, a->nruns) != 0)
-		return 0;
-	for (i = 0; i < a->nslots; i++)
-		if (memcmp(&a->slots[i], &b->slots[i], sizeof a->slots[i]))
-			return 0;
-	for (i = 0; i < a->nhist; i++)
-		if (memcmp(&a->hist[i], &b->hist[i], sizeof a->hist[i]))
-			return 0;
-	return 1;
-}
-
-/* Decode a copy of exactly len bytes, so ASan sees any overread. */
-static enum record_error
-decode_copy(const uint8_t *data, size_t len, struct cb_record *r,
-    struct cb_err *err)
-{
-	enum record_error	 e;
-	uint8_t			*copy;
-
-	copy = xmalloc(len);
-	if (len > 0)
-		memcpy(copy, data, len);
-	memset(err, 0, sizeof *err);
-	/* Garbage where the caller's struct held another record. */
-	memset(r, 0xa5, sizeof *r);
-	e = record_decode(copy, len, r, err);
-	free(copy);
-	return e;
-}
-
-static void
-test_record_golden_encoding(void)
-{
-	struct cb_record	r;
-	struct cb_buf		b = { 0 };
-
-	golden_record(&r);
-	record_encode(&r, &b);
-	CHECK_EQ(sizeof golden, 375);
-	CHECK_EQ(b.len, sizeof golden);
-	CHECK(b.len == sizeof golden && memcmp(b.data, golden, b.len) == 0);
-	buf_free(&b);
-}
-
-static void
-test_record_golden_decoding(void)
-{
-	struct cb_record	r, want;
-	struct cb_err		err;
-
-	golden_record(&want);
-	CHECK_EQ(decode_copy(golden, sizeof golden, &r, &err), RECORD_OK);
-	CHECK_EQ(r.state, STATE_OPEN);
-	CHECK(r.epoch == 0x0102030405060708ULL);
-	CHECK_EQ(r.created_at_ms, T0);
-	CHECK_EQ(r.open_until_ms, T0 + 110000);
-	CHECK_EQ(r.cooldown_ms, 120000);
-	CHECK_EQ(r.consecutive_failures, 5);
-	CHECK_EQ(r.half_open_successes, 1);
-	CHECK_EQ(r.calls, 100);
-	CHECK_EQ(r.rejected, 9);
-	CHECK_EQ(r.transitions[STATE_HALF_OPEN], 6);
-	CHECK_EQ(r.last_exit, 7);
-	CHECK_EQ(r.last_duration_ms, 30250);
-	CHECK_STR(r.reason, "5 consecutive failures");
-	CHECK_EQ(r.nslots, 2);
-	CHECK(r.slots[0].token == 0x1122334455667788ULL);
-	CHECK_EQ(r.slots[0].pid, 4242);
-	CHECK_EQ(r.slots[0].start_time, 987654321);
-	CHECK_EQ(r.slots[0].boot_id[15], 15);
-	CHECK_EQ(r.slots[1].lease_until_ms, T0 + 90000);
-	CHECK_EQ(r.wlen, 10);
-	CHECK_EQ(r.window[0], 0xa5);
-	CHECK_EQ(r.window[1], 0x02);
-	CHECK_EQ(r.nfailtimes, 2);
-	CHECK_EQ(r.failtimes[1], T0 + 45000);
-	CHECK_EQ(r.nruns, 3);
-	CHECK_EQ(r.runs[1], OUTCOME_FAILURE | RECORD_MARK_TIMEOUT);
-	CHECK_EQ(r.nhist, 2);
-	CHECK_EQ(r.hist[1].from, STATE_HALF_OPEN);
-	CHECK_STR(r.hist[1].reason, "trip!");
-	CHECK_STR(r.hist[1].user, "bob");
-	/* Every byte decoding defines, padding and text tails included. */
-	CHECK(record_same(&r, &want));
-}
-
-/* A version 1 record still decodes, with empty histories. */
-static void
-test_record_version1(void)
-{
-	struct cb_record	r, want;
-	struct cb_err		err;
-	uint8_t			v1[G_V1_LEN];
-
-	memcpy(v1, golden, sizeof v1);
-	v1[G_VERSION] = 1;
-	golden_record(&want);
-	want.nruns = 0;
-	memset(want.runs, 0, sizeof want.runs);
-	want.nhist = 0;
-	memset(want.hist, 0, sizeof want.hist);
-	CHECK_EQ(decode_copy(v1, sizeof v1, &r, &err), RECORD_OK);
-	CHECK(record_same(&r, &want));
-	/* But a version 2 record may not stop there. */
-	v1[G_VERSION] = 2;
-	CHECK_EQ(decode_copy(v1, sizeof v1, &r, &err), RECORD_ETRUNC);
-}
-
-static void
-test_record_round_trip(void)
-{
-	struct cb_record	r, back;
-	struct cb_buf		b = { 0 }, b2 = { 0 };
-	struct cb_err		err;
-
-	/* A new record: negative "none yet" markers survive. */
-	record_init(&r, T0);
-	CHECK_EQ(r.state, STATE_CLOSED);
-	CHECK_EQ(r.created_at_ms, T0);
-	CHECK_EQ(r.changed_at_ms, T0);
-	CHECK_EQ(r.last_used_ms, T0);
-	CHECK_EQ(r.last_exit, -1);
-	CHECK_EQ(r.last_duration_ms, -1);
-	record_encode(&r, &b);
-	CHECK_EQ(b.len, 8 + 8 + 7 * 8 + 2 * 4 + 11 * 8 + 4 + 8 + 4 * 2 + 2);
-	CHECK(b.len > G_LAST_EXIT + 12 && memcmp(b.data + G_LAST_EXIT,
-	    "\xff\xff\xff\xff" "\xff\xff\xff\xff\xff\xff\xff\xff", 12) == 0);
-	CHECK_EQ(decode_copy(b.data, b.len, &back, &err), RECORD_OK);
-	CHECK(record_same(&r, &back));
-
-	/* The golden record, decoded and encoded again, is the same bytes. */
-	buf_reset(&b);
-	CHECK_EQ(decode_copy(golden, sizeof golden, &back, &err), RECORD_OK);
-	record_encode(&back, &b2);
-	CHECK(b2.len == sizeof golden &&
-	    memcmp(b2.data, golden, sizeof golden) == 0);
-
-	/* Limits: a 255-byte reason, 64 slots, a 1000-call window and 1000
-	 * failure times all fit. */
-	memset(&r, 0, sizeof r);
-	memset(r.reason, 'x', RECORD_REASON_MAX - 1);
-	r.state = STATE_HALF_OPEN;
-	r.nslots = RECORD_MAX_SLOTS;
-	r.slots[63].token = 63;
-	r.slots[63].pid = -5;
-	r.wlen = RECORD_MAX_WINDOW;
-	r.window[RECORD_MAX_WINDOW / 8 - 1] = 0x80;
-	r.nfailtimes = RECORD_MAX_FAILTIMES;
-	r.failtimes[999] = -1;
-	buf_reset(&b);
-	record_encode(&r, &b);
-	CHECK_EQ(decode_copy(b.data, b.len, &back, &err), RECORD_OK);
-	CHECK(record_same(&r, &back));
-	CHECK_EQ(strlen(back.reason), 255);
-	CHECK_EQ(back.slots[63].pid, -5);
-	CHECK_EQ(back.failtimes[999], -1);
-	buf_free(&b);
-	buf_free(&b2);
-}
-
-static void
-test_record_truncated(void)
-{
-	struct cb_record	r;
-	struct cb_err		err;
-	size_t			len;
-	int			wrong = 0, silent = 0;
-
-	/* Every proper prefix of a valid record, the empty one included. */
-	for (len = 0; len < sizeof golden; len++) {
-		if (decode_copy(golden, len, &r, &err) != RECORD_ETRUNC) {
-			wrong++;
-			fprintf(stderr, "prefix of %zu bytes: not ETRUNC\n",
-			    len);
-		} else if (err.msg[0] == '\0')
-			silent++;
-	}
-	CHECK_EQ(wrong, 0);
-	CHECK_EQ(silent, 0);
-	CHECK_EQ(decode_copy(golden, 3, &r, &err), RECORD_ETRUNC);
-	CHECK_STR(err.msg, "record truncated: 3 bytes");
-}
-
-/* Patch golden at off with bytes, decode len bytes (0: all), expect e. */
-static const struct {
-	const char		*what;
-	size_t			 off;
-	uint8_t			 b0, b1;	/* written at off, off + 1 */
-	int			 two;		/* write b1 too */
-	enum record_error	 want;
-	const char		*msg;		/* exact, or NULL */
-} decode_errors[] = {
-	{ "bad magic", 3, 'X', 0, 0, RECORD_EMAGIC,
-	  "not a cbexec record (bad magic)" },
-	{ "version 3", G_VERSION, 3, 0, 1, RECORD_ENEWER,
-	  "record version 3 is newer than this cbexec's 2" },
-	{ "version 256", G_VERSION, 0, 1, 1, RECORD_ENEWER, NULL },
-	{ "version 0", G_VERSION, 0, 0, 1, RECORD_EVALUE,
-	  "record version 0 is invalid" },
-	{ "state 3", G_STATE, 3, 0, 0, RECORD_EVALUE,
-	  "record has invalid state 3" },
-	{ "state 255", G_STATE, 255, 0, 0, RECORD_EVALUE, NULL },
-	{ "reason of 256 bytes", G_REASON_LEN, 0x00, 0x01, 1, RECORD_EVALUE,
-	  "record reason of 256 bytes exceeds 255" },
-	{ "NUL in reason", G_REASON + 3, 0, 0, 0, RECORD_EVALUE,
-	  "record reason contains a NUL byte" },
-	{ "65 slots", G_NSLOTS, 65, 0, 1, RECORD_EVALUE,
-	  "record has 65 probe slots, more than 64" },
-	{ "window of 1001", G_WLEN, 0xe9, 0x03, 1, RECORD_EVALUE,
-	  "record rate window of 1001 calls exceeds 1000" },
-	{ "1001 failure times", G_NFAILTIMES, 0xe9, 0x03, 1, RECORD_EVALUE,
-	  "record holds 1001 failure times, more than 1000" },
-	{ "33 run marks", G_NRUNS, 33, 0, 0, RECORD_EVALUE,
-	  "record holds 33 run marks, more than 32" },
-	{ "17 transitions", G_NHIST, 17, 0, 0, RECORD_EVALUE,
-	  "record holds 17 transitions, more than 16" },
-	{ "transition from state 3", G_HIST0_FROM, 3, 0, 0, RECORD_EVALUE,
-	  "record transition 0 has an invalid state" },
-	/* Times and durations a state machine could overflow on. */
-	{ "created_at of -2^63", 23, 0x80, 0, 0, RECORD_EVALUE,
-	  "record has created_at out of range" },
-	{ "open_until of 2^62", 47, 0x40, 0, 0, RECORD_EVALUE,
-	  "record has open_until out of range" },
-	{ "negative cooldown", 71, 0xff, 0, 0, RECORD_EVALUE,
-	  "record has cooldown out of range" },
-	{ "last_duration of 2^55", G_LAST_EXIT + 10, 0xc0, 0x00, 1,
-	  RECORD_EVALUE, "record has last_duration out of range" },
-	{ "probe lease of 2^62", G_NSLOTS + 2 + 15, 0x40, 0, 0,
-	  RECORD_EVALUE, "record has probe lease out of range" },
-	{ "failure time of 2^62", G_NFAILTIMES + 2 + 7, 0x40, 0, 0,
-	  RECORD_EVALUE, "record has failure time out of range" },
-};
-
-static void
-test_record_decode_errors(void)
-{
-	struct cb_record	r;
-	struct cb_err		err;
-	uint8_t			buf[sizeof golden + 1];
-	size_t			i;
-
-	for (i = 0; i < sizeof decode_errors / sizeof decode_errors[0]; i++) {
-		memcpy(buf, golden, sizeof golden);
-		buf[decode_errors[i].off] = decode_errors[i].b0;
-		if (decode_errors[i].two)
-			buf[decode_errors[i].off + 1] = decode_errors[i].b1;
-		if (decode_copy(buf, sizeof golden, &r, &err) !=
-		    decode_errors[i].want)
-			fprintf(stderr, "decode error case: %s\n",
-			    decode_errors[i].what);
-		CHECK_EQ(decode_copy(buf, sizeof golden, &r, &err),
-		    decode_errors[i].want);
-		CHECK(err.msg[0] != '\0');
-		if (decode_errors[i].msg != NULL)
-			CHECK_STR(err.msg, decode_errors[i].msg);
-	}
-
-	/* One byte too many. */
-	memcpy(buf, golden, sizeof golden);
-	buf[sizeof golden] = 0;
-	CHECK_EQ(decode_copy(buf, sizeof buf, &r, &err), RECORD_ETRAIL);
-	CHECK(strstr(err.msg, "trailing") != NULL);
-
-	/* Magic is checked before the version, even on 6 bytes. */
-	CHECK_EQ(decode_copy((const uint8_t *)"CBRX\x01\x00", 6, &r, &err),
-	    RECORD_EMAGIC);
-	CHECK_EQ(decode_copy((const uint8_t *)"CBRK\x03\x00", 6, &r, &err),
-	    RECORD_ENEWER);
-	CHECK_EQ(decode_copy((const uint8_t *)"CBRK\x01\x00", 6, &r, &err),
-	    RECORD_ETRUNC);
-}
-
-static void
-test_record_state_names(void)
-{
-	CHECK_STR(record_state_name(STATE_CLOSED), "closed");
-	CHECK_STR(record_state_name(STATE_OPEN), "open");
-	CHECK_STR(record_state_name(STATE_HALF_OPEN), "half-open");
-	CHECK_STR(record_state_name(STATE_COUNT), "unknown");
-}
-
-/* record_peek reads state and last_used from the golden bytes alone. */
-static void
-test_record_peek(void)
-{
-	uint8_t		buf[sizeof golden];
-	enum cb_state	st = STATE_CLOSED;
-	int64_t		used = 0;
-
-	CHECK_EQ(record_peek(golden, sizeof golden, &st, &used), 0);
-	CHECK_EQ(st, STATE_OPEN);
-	CHECK_EQ(used, T0 + 55000);
-	/* Version 1 records share the head. */
-	memcpy(buf, golden, sizeof buf);
-	buf[4] = 1;
-	CHECK_EQ(record_peek(buf, sizeof buf, &st, &used), 0);
-	/* Too short, bad magic, newer version, bad state: unreadable. */
-	CHECK_EQ(record_peek(golden, 63, &st, &used), -1);
-	CHECK_EQ(record_peek(golden, 64, &st, &used), 0);
-	buf[0] = 'X';
-	CHECK_EQ(record_peek(buf, sizeof buf, &st, &used), -1);
-	memcpy(buf, golden, sizeof buf);
-	buf[4] = RECORD_VERSION + 1;
-	CHECK_EQ(record_peek(buf, sizeof buf, &st, &used), -1);
-	memcpy(buf, golden, sizeof buf);
-	buf[6] = STATE_COUNT;
-	CHECK_EQ(record_peek(buf, sizeof buf, &st, &used), -1);
-	CHECK_EQ(record_peek(NULL, 0, &st, &used), -1);
-}
-
-void
-test_record(void)
-{
-	test_record_golden_encoding();
-	test_record_golden_decoding();
-	test_record_version1();
-	test_record_round_trip();
-	test_record_truncated();
-	test_record_decode_errors();
-	test_record_state_names();
-	test_record_peek();
-}
-
-/* ------------------------------------------------------------------ */
-/* breaker */
 
 static struct cb_env
 env_at(int64_t now)
@@ -672,7 +137,7 @@ test_breaker_threshold(void)
 	struct cb_effects	fx;
 	int			i;
 
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	record_init(&r, T0);
 	for (i = 0; i < 4; i++)
 		CHECK_EQ(call_at(&r, &p, T0 + i * SEC, OUTCOME_FAILURE),
@@ -709,7 +174,7 @@ test_breaker_threshold(void)
 	CHECK_STR(fx.trans[0].reason, "5 consecutive failures");
 
 	/* Another threshold: 1 failure, singular. */
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	p.trip_failures = 1;
 	record_init(&r, T0);
 	CHECK_EQ(call_at(&r, &p, T0, OUTCOME_FAILURE), OUTCOME_FAILURE);
@@ -724,7 +189,7 @@ test_breaker_success_resets_streak(void)
 	struct cb_record	r;
 	int			i;
 
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	record_init(&r, T0);
 	for (i = 0; i < 4; i++)
 		call_at(&r, &p, T0, OUTCOME_FAILURE);
@@ -756,7 +221,7 @@ test_breaker_rejects_while_open(void)
 	struct cb_effects	fx;
 	uint64_t		calls;
 
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	record_init(&r, T0);
 	open_by_failures(&r, &p, T0);
 	calls = r.calls;
@@ -793,7 +258,7 @@ test_breaker_half_open_after_cooldown(void)
 	struct cb_env		env;
 	struct cb_effects	fx;
 
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	record_init(&r, T0);
 	open_by_failures(&r, &p, T0);
 
@@ -827,7 +292,7 @@ test_breaker_one_probe_at_a_time(void)
 	struct cb_record	r;
 	struct cb_ticket	t;
 
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	record_init(&r, T0);
 	open_by_failures(&r, &p, T0);
 	CHECK_EQ(admit_at(&r, &p, T0 + 60000, 1).admitted, 1);
@@ -856,7 +321,7 @@ test_breaker_probe_success_closes(void)
 	struct cb_effects	fx;
 	int64_t			now;
 
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	record_init(&r, T0);
 	open_by_failures(&r, &p, T0);
 	/* One failed probe first, so there is a backoff to reset. */
@@ -912,7 +377,7 @@ test_breaker_probe_failure_backs_off(void)
 	uint64_t		 epoch;
 	size_t			 i;
 
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	record_init(&r, T0);
 	open_by_failures(&r, &p, T0);
 	now = r.open_until_ms;
@@ -952,7 +417,7 @@ test_breaker_probe_failure_backs_off(void)
 	CHECK_EQ(r.timeouts, 1);
 
 	/* backoff 1.0: no growth. */
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	p.backoff = 1.0;
 	record_init(&r, T0);
 	open_by_failures(&r, &p, T0);
@@ -970,7 +435,7 @@ test_breaker_two_probes(void)
 	struct cb_ticket	a, b, c;
 	int64_t			now;
 
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	p.half_open_max_calls = 2;
 
 	/* Two at once are admitted, a third is refused; two successes
@@ -1048,7 +513,7 @@ test_breaker_probe_ignored_frees_slot(void)
 	struct cb_ticket	t;
 	uint64_t		epoch;
 
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	record_init(&r, T0);
 	open_by_failures(&r, &p, T0);
 	t = admit_at(&r, &p, T0 + 60000, 1);
@@ -1097,7 +562,7 @@ test_breaker_lease_expired(void)
 	struct oracle		o = { HOLDER_ALIVE, 0, 0 };
 	int64_t			lease;
 
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	record_init(&r, T0);
 	open_by_failures(&r, &p, T0);
 	old = admit_at(&r, &p, T0 + 60000, 1);
@@ -1149,7 +614,7 @@ test_breaker_dead_holder(void)
 	struct cb_effects	fx;
 	struct oracle		o = { HOLDER_DEAD, 0, 0 };
 
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	record_init(&r, T0);
 	open_by_failures(&r, &p, T0);
 	admit_at(&r, &p, T0 + 60000, 3242);	/* pid 4242 */
@@ -1187,7 +652,7 @@ test_breaker_live_or_unknown_holder_kept(void)
 	struct cb_slot			self;
 	size_t				i;
 
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	for (i = 0; i < 2; i++) {
 		record_init(&r, T0);
 		open_by_failures(&r, &p, T0);
@@ -1241,7 +706,7 @@ test_breaker_stale_outcome(void)
 	uint64_t		epoch;
 
 	/* Admitted closed under epoch 0; a manual trip moves it to 1. */
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	record_init(&r, T0);
 	call_at(&r, &p, T0, OUTCOME_FAILURE);
 	t = admit_at(&r, &p, T0, 1);
@@ -1283,7 +748,7 @@ test_breaker_stale_outcome(void)
 	CHECK_EQ(r.state, STATE_CLOSED);
 
 	/* Nor does a stale failure trip a closed one. */
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	p.trip_failures = 1;
 	record_init(&r, T0);
 	t = admit_at(&r, &p, T0, 1);
@@ -1303,7 +768,7 @@ test_breaker_clock_backwards(void)
 	const int64_t		opened = 1000000000000LL;
 	const int64_t		back = opened - DAY;
 
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	record_init(&r, opened);
 	open_by_failures(&r, &p, opened);
 	CHECK_EQ(r.open_until_ms, opened + 60000);
@@ -1343,7 +808,7 @@ test_breaker_clock_forwards(void)
 	struct cb_record	r;
 	struct cb_ticket	t;
 
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	record_init(&r, T0);
 	open_by_failures(&r, &p, T0);
 	t = admit_at(&r, &p, T0 + 365 * DAY, 1);
@@ -1363,7 +828,7 @@ test_breaker_jitter(void)
 	struct cb_env		env;
 	int			i;
 
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	p.jitter = 0.5;
 	record_init(&r, T0);
 	env = env_at(T0);
@@ -1408,7 +873,7 @@ test_breaker_manual_trip(void)
 	struct cb_ticket	t;
 
 	/* --for: exactly that long, closed -> open, backoff untouched. */
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	p.jitter = 0.5;
 	record_init(&r, T0);
 	env = env_at(T0 + SEC);
@@ -1434,7 +899,7 @@ test_breaker_manual_trip(void)
 	CHECK_STR(t.why, "manual trip by alice: deploy");
 
 	/* Without --for: the current cool-down, which stays as it was. */
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	record_init(&r, T0);
 	r.cooldown_ms = 240000;
 	env = env_at(T0);
@@ -1483,7 +948,7 @@ test_breaker_manual_reset(void)
 	struct cb_ticket	t;
 	uint64_t		calls;
 
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	record_init(&r, T0);
 	open_by_failures(&r, &p, T0);
 	t = admit_at(&r, &p, T0 + 60000, 1);
@@ -1560,7 +1025,7 @@ test_breaker_rate_policy(void)
 	struct cb_record	r;
 	size_t			i;
 
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	p.trip_policy = TRIP_RATE;
 	p.trip_window = 10;
 	p.trip_min_calls = 5;
@@ -1594,7 +1059,7 @@ test_breaker_rate_policy(void)
 	CHECK_STR(r.reason, "failure rate 100% over 5 calls");
 
 	/* Closing clears the window. */
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	p.trip_policy = TRIP_RATE;
 	p.trip_window = 10;
 	p.trip_min_calls = 5;
@@ -1617,7 +1082,7 @@ test_breaker_time_policy(void)
 	struct cb_ticket	t;
 	struct cb_run		run;
 
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	p.trip_policy = TRIP_TIME;
 	p.trip_failures = 3;
 	p.trip_period_ms = 60 * SEC;
@@ -1675,7 +1140,7 @@ test_breaker_history_bounds(void)
 	struct cb_err		err;
 	int64_t			i;
 
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	p.trip_policy = TRIP_TIME;
 	p.trip_failures = POLICY_MAX_FAILURES;
 	p.trip_period_ms = 1;			/* each failure alone */
@@ -1687,7 +1152,7 @@ test_breaker_history_bounds(void)
 	CHECK_EQ(r.failtimes[RECORD_MAX_FAILTIMES - 1],
 	    T0 + POLICY_MAX_FAILURES + 4);
 
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	p.trip_policy = TRIP_RATE;
 	p.trip_window = POLICY_MAX_WINDOW;
 	p.trip_min_calls = POLICY_MAX_WINDOW;
@@ -1700,7 +1165,7 @@ test_breaker_history_bounds(void)
 	/* Stale array tails past the counts are not part of the record:
 	 * compare encodings. */
 	record_encode(&r, &b);
-	CHECK_EQ(decode_copy(b.data, b.len, &back, &err), RECORD_OK);
+	CHECK_EQ(unit_decode_copy(b.data, b.len, &back, &err), RECORD_OK);
 	CHECK_EQ(back.nfailtimes, 5);
 	CHECK_EQ(back.wlen, RECORD_MAX_WINDOW);
 	record_encode(&back, &b2);
@@ -1716,7 +1181,7 @@ test_breaker_progress(void)
 	struct cb_record	r;
 	char			buf[64];
 
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	record_init(&r, T0);
 	breaker_progress(&r, &p, T0, buf, sizeof buf);
 	CHECK_STR(buf, "0/5");
@@ -1734,7 +1199,7 @@ test_breaker_progress(void)
 	breaker_progress(&r, &p, T0, buf, sizeof buf);
 	CHECK_STR(buf, "4/10 (40%)");
 
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	p.trip_policy = TRIP_TIME;
 	p.trip_failures = 3;
 	record_init(&r, T0);
@@ -1749,7 +1214,7 @@ test_breaker_progress(void)
 	CHECK_STR(buf, "2/3 in 1m30s");
 
 	/* Truncates, NUL-terminated. */
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	breaker_progress(&r, &p, T0, buf, 3);
 	CHECK_STR(buf, "2/");
 }
@@ -1764,7 +1229,7 @@ test_breaker_counters(void)
 	struct cb_effects	fx;
 	struct cb_env		env;
 
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	record_init(&r, T0);
 	feed(&r, &p, T0, "SSFIS");
 	call_at(&r, &p, T0, OUTCOME_INTERRUPTED);
@@ -1820,7 +1285,7 @@ test_breaker_admit_closed(void)
 	struct cb_env		env;
 	struct cb_effects	fx;
 
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	record_init(&r, T0);
 	env = env_at(T0 + 5 * SEC);
 	self = holder(9, T0 + HOUR);
@@ -1860,7 +1325,7 @@ test_breaker_history(void)
 	struct cb_env		env = env_at(T0);
 	int			i;
 
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	record_init(&r, T0);
 	call_at(&r, &p, T0, OUTCOME_SUCCESS);
 	open_by_failures(&r, &p, T0 + SEC);
@@ -1920,7 +1385,7 @@ test_breaker_probe_recorded_twice(void)
 	struct cb_env		env;
 	struct oracle		o = { HOLDER_DEAD, 0, 0 };
 
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	p.half_open_max_calls = 2;
 	record_init(&r, T0);
 	open_by_failures(&r, &p, T0);
@@ -1969,7 +1434,7 @@ test_breaker_duration_bounded(void)
 	struct cb_buf		b = { 0 };
 	struct cb_err		err;
 
-	policy_defaults(&p);
+	unit_policy_defaults(&p);
 	record_init(&r, T0);
 	t = admit_at(&r, &p, T0, 1);
 	memset(&run, 0, sizeof run);
@@ -2017,157 +1482,4 @@ test_breaker(void)
 	test_breaker_progress();
 	test_breaker_counters();
 	test_breaker_outcome_names();
-}
-
-/* ------------------------------------------------------------------ */
-/* classify */
-
-static void
-test_classify_table(void)
-{
-	/* Columns: exec_failed timed_out interrupted signal exit duration,
-	 * then the policy's timeout_is and signal_is, and the outcome. */
-	static const struct {
-		struct classify_in	in;
-		enum cb_verdict		timeout_is, signal_is;
-		enum cb_outcome		want;
-	} cases[] = {
-		/* Interrupted wins over everything. */
-		{ { 0, 0, 1, 0, 0, 10 }, VERDICT_FAILURE, VERDICT_FAILURE,
-		  OUTCOME_INTERRUPTED },
-		{ { 1, 1, 1, 15, 127, 10 }, VERDICT_FAILURE, VERDICT_FAILURE,
-		  OUTCOME_INTERRUPTED },
-		{ { 0, 0, 1, 2, 0, 10 }, VERDICT_SUCCESS, VERDICT_SUCCESS,
-		  OUTCOME_INTERRUPTED },
-		/* Could not be run: ignored, even with 127 a failure code. */
-		{ { 1, 0, 0, 0, 127, 0 }, VERDICT_FAILURE, VERDICT_FAILURE,
-		  OUTCOME_IGNORED },
-		{ { 1, 0, 0, 0, 126, 0 }, VERDICT_FAILURE, VERDICT_FAILURE,
-		  OUTCOME_IGNORED },
-		/* A command that ran and exited 127 itself is a code. */
-		{ { 0, 0, 0, 0, 127, 0 }, VERDICT_FAILURE, VERDICT_FAILURE,
-		  OUTCOME_FAILURE },
-		/* Timeout, by timeout_is, before the signal it died of. */
-		{ { 0, 1, 0, 15, 124, 30000 }, VERDICT_FAILURE,
-		  VERDICT_SUCCESS, OUTCOME_FAILURE },
-		{ { 0, 1, 0, 15, 124, 30000 }, VERDICT_SUCCESS,
-		  VERDICT_FAILURE, OUTCOME_SUCCESS },
-		{ { 0, 1, 0, 9, 124, 30000 }, VERDICT_IGNORE,
-		  VERDICT_FAILURE, OUTCOME_IGNORED },
-		/* Death by signal, by signal_is. */
-		{ { 0, 0, 0, 9, 137, 10 }, VERDICT_SUCCESS, VERDICT_FAILURE,
-		  OUTCOME_FAILURE },
-		{ { 0, 0, 0, 9, 137, 10 }, VERDICT_FAILURE, VERDICT_SUCCESS,
-		  OUTCOME_SUCCESS },
-		{ { 0, 0, 0, 15, 143, 10 }, VERDICT_FAILURE, VERDICT_IGNORE,
-		  OUTCOME_IGNORED },
-		/* Default classes: 0 success, 1-255 failure. */
-		{ { 0, 0, 0, 0, 0, 10 }, VERDICT_FAILURE, VERDICT_FAILURE,
-		  OUTCOME_SUCCESS },
-		{ { 0, 0, 0, 0, 1, 10 }, VERDICT_FAILURE, VERDICT_FAILURE,
-		  OUTCOME_FAILURE },
-		{ { 0, 0, 0, 0, 255, 10 }, VERDICT_FAILURE, VERDICT_FAILURE,
-		  OUTCOME_FAILURE },
-	};
-	struct cb_policy	p;
-	size_t			i;
-
-	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		policy_defaults(&p);
-		p.timeout_is = cases[i].timeout_is;
-		p.signal_is = cases[i].signal_is;
-		if (classify(&p, &cases[i].in) != cases[i].want)
-			fprintf(stderr, "classify case %zu\n", i);
-		CHECK_EQ(classify(&p, &cases[i].in), cases[i].want);
-	}
-}
-
-static void
-test_classify_code_classes(void)
-{
-	/* curl-like: failures 6,7,28; success 0; ignore 3; 22 unlisted. */
-	static const struct {
-		int		code;
-		enum cb_outcome	want;
-	} cases[] = {
-		{ 0, OUTCOME_SUCCESS },
-		{ 3, OUTCOME_IGNORED },
-		{ 6, OUTCOME_FAILURE },
-		{ 7, OUTCOME_FAILURE },
-		{ 28, OUTCOME_FAILURE },
-		{ 22, OUTCOME_SUCCESS },		/* unlisted */
-		{ 1, OUTCOME_SUCCESS },
-		{ 255, OUTCOME_SUCCESS },
-	};
-	struct cb_policy	p;
-	struct classify_in	in;
-	size_t			i;
-
-	policy_defaults(&p);
-	memset(&p.failure_codes, 0, sizeof p.failure_codes);
-	codeset_add(&p.failure_codes, 6);
-	codeset_add(&p.failure_codes, 7);
-	codeset_add(&p.failure_codes, 28);
-	codeset_add(&p.ignore_codes, 3);
-	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		memset(&in, 0, sizeof in);
-		in.exit_code = cases[i].code;
-		if (classify(&p, &in) != cases[i].want)
-			fprintf(stderr, "code %d\n", cases[i].code);
-		CHECK_EQ(classify(&p, &in), cases[i].want);
-	}
-
-	/* The ignore class is consulted first, then success. */
-	policy_defaults(&p);
-	codeset_add(&p.ignore_codes, 75);
-	codeset_add(&p.success_codes, 2);
-	memset(&in, 0, sizeof in);
-	in.exit_code = 75;
-	CHECK_EQ(classify(&p, &in), OUTCOME_IGNORED);
-	in.exit_code = 2;
-	CHECK_EQ(classify(&p, &in), OUTCOME_SUCCESS);
-	in.exit_code = 74;
-	CHECK_EQ(classify(&p, &in), OUTCOME_FAILURE);
-}
-
-static void
-test_classify_slow_call(void)
-{
-	struct cb_policy	p;
-	struct classify_in	in;
-
-	policy_defaults(&p);
-	p.slow_call_ms = 2000;
-	codeset_add(&p.ignore_codes, 3);
-	memset(&in, 0, sizeof in);
-
-	in.exit_code = 0;
-	in.duration_ms = 2001;
-	CHECK_EQ(classify(&p, &in), OUTCOME_FAILURE);
-	in.duration_ms = 2000;			/* not slower than */
-	CHECK_EQ(classify(&p, &in), OUTCOME_SUCCESS);
-	in.duration_ms = 10;
-	CHECK_EQ(classify(&p, &in), OUTCOME_SUCCESS);
-	in.exit_code = 1;
-	in.duration_ms = 5000;
-	CHECK_EQ(classify(&p, &in), OUTCOME_FAILURE);
-	in.exit_code = 3;			/* ignored stays ignored */
-	CHECK_EQ(classify(&p, &in), OUTCOME_IGNORED);
-	in.exit_code = 0;			/* an interrupted slow run */
-	in.interrupted = 1;
-	CHECK_EQ(classify(&p, &in), OUTCOME_INTERRUPTED);
-
-	/* slow_call 0: none. */
-	p.slow_call_ms = 0;
-	memset(&in, 0, sizeof in);
-	in.duration_ms = 100000000;
-	CHECK_EQ(classify(&p, &in), OUTCOME_SUCCESS);
-}
-
-void
-test_classify(void)
-{
-	test_classify_table();
-	test_classify_code_classes();
-	test_classify_slow_call();
 }

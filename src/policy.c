@@ -238,6 +238,9 @@ policy_init(struct policy_builder *b)
 	p->open_exit_code = 75;
 	p->retries = 0;
 	p->retry_delay_ms = MS_SECOND;
+	p->max_concurrent = 0;
+	p->on_busy = ON_OPEN_FAIL;
+	p->preset = -1;
 
 	for (i = 0; i < PK_COUNT; i++) {
 		b->origin[i] = builtin_origin;
@@ -1333,6 +1336,7 @@ policy_finish(struct policy_builder *b, struct cb_policy *out,
 			return -1;
 		}
 	}
+	p->preset = b->preset;
 	if (out != NULL)
 		*out = *p;
 	return 0;

@@ -56,6 +56,7 @@ codeset_add(struct cb_codeset *s, int code)
 #define POLICY_MAX_FAILURES	1000	/* trip.failures */
 #define POLICY_MAX_WINDOW	1000	/* trip.window, trip.min_calls */
 #define POLICY_MAX_PROBES	64	/* half_open_max_calls */
+#define POLICY_MAX_CONCURRENT	64	/* max_concurrent */
 #define POLICY_MAX_RETRIES	100	/* retries */
 #define POLICY_MAX_RETRY_DELAY	60000	/* retry_delay, ms: the cap of
 					 * the doubled delay too */
@@ -90,6 +91,10 @@ struct cb_policy {
 
 	uint32_t		retries;	/* run --retries: 0 none */
 	int64_t			retry_delay_ms;	/* first retry delay */
+
+	uint32_t		max_concurrent;	/* run slots (SPEC 2b); 0: none */
+	enum cb_on_open		on_busy;	/* when every run slot is taken */
+	int			preset;		/* policy_presets index, -1 */
 };
 
 /* The policy keys, in the order `config show` prints them. */

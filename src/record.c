@@ -1,8 +1,8 @@
 /*
- * record.c: encode and decode one breaker's record.  The layout, version 2,
- * all integers little-endian:
+ * record.c: encode and decode one breaker's record.  The layout, version 3,
+ * all integers little-endian, doubles as their IEEE 754 bits in a u64:
  *
- *	"CBRK" u16 version u8 state u8 0
+ *	"CBRK" u16 version u8 state u8 manual		(version 1-2: u8 0)
  *	u64 epoch
  *	i64 created_at changed_at opened_at open_until last_run_at last_used
  *	    cooldown				(milliseconds)
@@ -12,16 +12,28 @@
  *	u64 transitions[closed] transitions[open] transitions[half-open]
  *	i32 last_exit i64 last_duration
  *	u16 n, n bytes of reason
- *	u16 n, n x (u64 token i64 lease_until i32 pid u64 start_time
- *	    16 bytes boot_id)
+ *	u16 n, n x SLOT					(probe slots)
  *	u16 n, (n + 7) / 8 bytes of rate window bits
  *	u16 n, n x i64 failure times
- *	u8 n, n bytes of run marks			(version 2 on)
+ *	u8 n, n x (u8 mark i16 exit i64 at)		(version 2: n x u8 mark)
  *	u8 n, n x (i64 at u8 from u8 to u8 len, len bytes of reason
  *	    u8 len, len bytes of user)			(version 2 on)
+ *	u64 identity u64 busy u32 refused_since_run	(version 3 on)
+ *	i64 last_failure.at i32 exit i32 signal u8 timed_out i64 duration
+ *	u8 policy.set u8 trip_policy i16 preset u32 trip_failures
+ *	    i64 trip_period u32 trip_window u32 trip_min_calls
+ *	    f64 trip_failure_rate i64 open_timeout i64 max_open_timeout
+ *	    f64 backoff u32 half_open_max_calls i64 timeout u32 max_concurrent
+ *	u16 n, n x SLOT					(run slots)
+ *
+ * where SLOT is u64 token i64 lease_until i32 pid u64 start_time 16 bytes
+ * boot_id, and since version 3 also i64 lease_length i64 since u8 len, len
+ * bytes of host.
  *
  * Version 1 records end after the failure times and decode with empty
- * histories.
+ * histories; versions 1 and 2 decode with the version 3 fields 0, slots of
+ * unknown lease length, and (version 2) the refusals taken out of the runs
+ * strip into refused_since_run, as version 3 counts them.
  * Decoding checks every length against the input before reading, so a
  * truncated or hostile record is an error, never an overread, and every
  * time within +-2^53 ms (+-285,000 years) and every duration within
@@ -43,11 +55,34 @@ time_ok(int64_t t)
 	return t >= -TIME_BOUND && t <= TIME_BOUND;
 }
 
+static int
+duration_ok(int64_t d)
+{
+	return d >= 0 && d <= TIME_BOUND;
+}
+
+static const char *
+slots_bad_time(const struct cb_slot *s, size_t n)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++) {
+		if (!time_ok(s[i].lease_until_ms))
+			return "slot lease";
+		if (!duration_ok(s[i].lease_ms))
+			return "slot lease length";
+		if (!time_ok(s[i].since_ms))
+			return "slot start";
+	}
+	return NULL;
+}
+
 /* Every time and duration in range; else the name of the first that is not. */
 static const char *
 record_bad_time(const struct cb_record *r)
 {
-	size_t	i;
+	const char	*what;
+	size_t		 i;
 
 	if (!time_ok(r->created_at_ms))
 		return "created_at";
@@ -61,16 +96,52 @@ record_bad_time(const struct cb_record *r)
 		return "last_run_at";
 	if (!time_ok(r->last_used_ms))
 		return "last_used";
-	if (r->cooldown_ms < 0 || r->cooldown_ms > TIME_BOUND)
+	if (!duration_ok(r->cooldown_ms))
 		return "cooldown";
 	if (r->last_duration_ms < -1 || r->last_duration_ms > TIME_BOUND)
 		return "last_duration";
-	for (i = 0; i < r->nslots; i++)
-		if (!time_ok(r->slots[i].lease_until_ms))
-			return "probe lease";
+	if ((what = slots_bad_time(r->slots, r->nslots)) != NULL ||
+	    (what = slots_bad_time(r->running, r->nrunning)) != NULL)
+		return what;
 	for (i = 0; i < r->nfailtimes; i++)
 		if (!time_ok(r->failtimes[i]))
 			return "failure time";
+	for (i = 0; i < r->nruns; i++)
+		if (!time_ok(r->run_at_ms[i]))
+			return "run time";
+	if (!time_ok(r->last_failure.at_ms))
+		return "last_failure time";
+	if (!duration_ok(r->last_failure.duration_ms))
+		return "last_failure duration";
+	return NULL;
+}
+
+static int
+ratio_ok(double d, double max)
+{
+	return d >= 0 && d <= max;	/* false for NaN */
+}
+
+/* The policy snapshot in range; else the name of the first that is not. */
+static const char *
+record_bad_policy(const struct cb_snapshot *s)
+{
+	if (s->trip_policy > TRIP_TIME)
+		return "trip.policy";
+	if (s->preset < -1)
+		return "preset";
+	if (!duration_ok(s->trip_period_ms))
+		return "trip.period";
+	if (!ratio_ok(s->trip_failure_rate, 1))
+		return "trip.failure_rate";
+	if (!duration_ok(s->open_timeout_ms))
+		return "open_timeout";
+	if (!duration_ok(s->max_open_timeout_ms))
+		return "max_open_timeout";
+	if (!ratio_ok(s->backoff, 1e6))
+		return "backoff";
+	if (!duration_ok(s->timeout_ms))
+		return "timeout";
 	return NULL;
 }
 
@@ -84,6 +155,8 @@ record_init(struct cb_record *r, int64_t now)
 	r->last_used_ms = now;
 	r->last_exit = -1;
 	r->last_duration_ms = -1;
+	r->last_failure.exit_code = -1;
+	r->policy.preset = -1;
 }
 
 const char *
@@ -101,17 +174,60 @@ record_state_name(enum cb_state s)
 	}
 }
 
-void
-record_encode(const struct cb_record *r, struct cb_buf *b)
+static void
+put_f64(struct cb_buf *b, double d)
 {
-	const struct cb_histent	*h;
-	size_t			 i, n, rlen;
+	uint64_t	u;
 
-	buf_reserve(b, 256);
+	memcpy(&u, &d, sizeof u);
+	buf_add_u64(b, u);
+}
+
+static void
+put_text8(struct cb_buf *b, const char *s, size_t max)
+{
+	size_t	len;
+
+	len = strnlen(s, max - 1);
+	if (len > 255)
+		len = 255;
+	buf_add_u8(b, (uint8_t)len);
+	buf_add(b, s, len);
+}
+
+static void
+put_slots(struct cb_buf *b, const struct cb_slot *slots, uint16_t n,
+    size_t max)
+{
+	const struct cb_slot	*s;
+	size_t			 i;
+
+	if (n > max)
+		n = (uint16_t)max;
+	buf_add_u16(b, n);
+	for (i = 0; i < n; i++) {
+		s = &slots[i];
+		buf_add_u64(b, s->token);
+		buf_add_u64(b, (uint64_t)s->lease_until_ms);
+		buf_add_u32(b, (uint32_t)s->pid);
+		buf_add_u64(b, s->start_time);
+		buf_add(b, s->boot_id, 16);
+		buf_add_u64(b, (uint64_t)s->lease_ms);
+		buf_add_u64(b, (uint64_t)s->since_ms);
+		put_text8(b, s->host, sizeof s->host);
+	}
+}
+
+/* Magic and version to last_duration: the fixed-size head. */
+static void
+encode_head(const struct cb_record *r, struct cb_buf *b)
+{
+	size_t	i;
+
 	buf_add(b, RECORD_MAGIC, 4);
 	buf_add_u16(b, RECORD_VERSION);
 	buf_add_u8(b, (uint8_t)r->state);
-	buf_add_u8(b, 0);
+	buf_add_u8(b, r->manual ? 1 : 0);
 	buf_add_u64(b, r->epoch);
 	buf_add_u64(b, (uint64_t)r->created_at_ms);
 	buf_add_u64(b, (uint64_t)r->changed_at_ms);
@@ -134,30 +250,22 @@ record_encode(const struct cb_record *r, struct cb_buf *b)
 		buf_add_u64(b, r->transitions[i]);
 	buf_add_u32(b, (uint32_t)r->last_exit);
 	buf_add_u64(b, (uint64_t)r->last_duration_ms);
+}
 
-	rlen = strnlen(r->reason, sizeof r->reason - 1);
-	buf_add_u16(b, (uint16_t)rlen);
-	buf_add(b, r->reason, rlen);
-
-	buf_add_u16(b, r->nslots);
-	for (i = 0; i < r->nslots && i < RECORD_MAX_SLOTS; i++) {
-		buf_add_u64(b, r->slots[i].token);
-		buf_add_u64(b, (uint64_t)r->slots[i].lease_until_ms);
-		buf_add_u32(b, (uint32_t)r->slots[i].pid);
-		buf_add_u64(b, r->slots[i].start_time);
-		buf_add(b, r->slots[i].boot_id, 16);
-	}
-
-	buf_add_u16(b, r->wlen);
-	buf_add(b, r->window, (r->wlen + 7u) / 8);
-
-	buf_add_u16(b, r->nfailtimes);
-	for (i = 0; i < r->nfailtimes && i < RECORD_MAX_FAILTIMES; i++)
-		buf_add_u64(b, (uint64_t)r->failtimes[i]);
+/* The runs strip and the transition history. */
+static void
+encode_history(const struct cb_record *r, struct cb_buf *b)
+{
+	const struct cb_histent	*h;
+	size_t			 i, n;
 
 	n = r->nruns < RECORD_RUNS ? r->nruns : RECORD_RUNS;
 	buf_add_u8(b, (uint8_t)n);
-	buf_add(b, r->runs, n);
+	for (i = 0; i < n; i++) {
+		buf_add_u8(b, r->runs[i]);
+		buf_add_u16(b, (uint16_t)r->run_exit[i]);
+		buf_add_u64(b, (uint64_t)r->run_at_ms[i]);
+	}
 
 	n = r->nhist < RECORD_TRANSITIONS ? r->nhist : RECORD_TRANSITIONS;
 	buf_add_u8(b, (uint8_t)n);
@@ -166,13 +274,66 @@ record_encode(const struct cb_record *r, struct cb_buf *b)
 		buf_add_u64(b, (uint64_t)h->at_ms);
 		buf_add_u8(b, h->from);
 		buf_add_u8(b, h->to);
-		rlen = strnlen(h->reason, sizeof h->reason - 1);
-		buf_add_u8(b, (uint8_t)rlen);
-		buf_add(b, h->reason, rlen);
-		rlen = strnlen(h->user, sizeof h->user - 1);
-		buf_add_u8(b, (uint8_t)rlen);
-		buf_add(b, h->user, rlen);
+		put_text8(b, h->reason, sizeof h->reason);
+		put_text8(b, h->user, sizeof h->user);
 	}
+}
+
+/* Identity, busy, refusals, the last failure and the policy snapshot. */
+static void
+encode_v3(const struct cb_record *r, struct cb_buf *b)
+{
+	const struct cb_lastfail	*f = &r->last_failure;
+	const struct cb_snapshot	*s = &r->policy;
+
+	buf_add_u64(b, r->identity);
+	buf_add_u64(b, r->busy);
+	buf_add_u32(b, r->refused_since_run);
+	buf_add_u64(b, (uint64_t)f->at_ms);
+	buf_add_u32(b, (uint32_t)f->exit_code);
+	buf_add_u32(b, (uint32_t)f->signal);
+	buf_add_u8(b, f->timed_out ? 1 : 0);
+	buf_add_u64(b, (uint64_t)f->duration_ms);
+	buf_add_u8(b, s->set ? 1 : 0);
+	buf_add_u8(b, s->trip_policy);
+	buf_add_u16(b, (uint16_t)s->preset);
+	buf_add_u32(b, s->trip_failures);
+	buf_add_u64(b, (uint64_t)s->trip_period_ms);
+	buf_add_u32(b, s->trip_window);
+	buf_add_u32(b, s->trip_min_calls);
+	put_f64(b, s->trip_failure_rate);
+	buf_add_u64(b, (uint64_t)s->open_timeout_ms);
+	buf_add_u64(b, (uint64_t)s->max_open_timeout_ms);
+	put_f64(b, s->backoff);
+	buf_add_u32(b, s->half_open_max_calls);
+	buf_add_u64(b, (uint64_t)s->timeout_ms);
+	buf_add_u32(b, s->max_concurrent);
+}
+
+void
+record_encode(const struct cb_record *r, struct cb_buf *b)
+{
+	size_t	i, rlen;
+
+	buf_reserve(b, 512);
+	encode_head(r, b);
+
+	rlen = strnlen(r->reason, sizeof r->reason - 1);
+	buf_add_u16(b, (uint16_t)rlen);
+	buf_add(b, r->reason, rlen);
+
+	put_slots(b, r->slots, r->nslots, RECORD_MAX_SLOTS);
+
+	buf_add_u16(b, r->wlen);
+	buf_add(b, r->window, (r->wlen + 7u) / 8);
+
+	buf_add_u16(b, r->nfailtimes);
+	for (i = 0; i < r->nfailtimes && i < RECORD_MAX_FAILTIMES; i++)
+		buf_add_u64(b, (uint64_t)r->failtimes[i]);
+
+	encode_history(r, b);
+	encode_v3(r, b);
+	put_slots(b, r->running, r->nrunning, RECORD_MAX_RUNNING);
 }
 
 /* Copy n bytes of text into dst (size max), refusing NUL bytes. */
@@ -193,6 +354,7 @@ struct reader {
 	const uint8_t	*p;
 	size_t		 left;
 	int		 short_read;
+	unsigned	 version;
 };
 
 static const uint8_t *
@@ -248,13 +410,96 @@ take_i64(struct reader *rd)
 	return (int64_t)take_u64(rd);
 }
 
-static int
-decode_history(struct reader *rd, struct cb_record *r, struct cb_err *err)
+static double
+take_f64(struct reader *rd)
 {
-	struct cb_histent	*h;
-	const uint8_t		*p;
-	uint8_t			 n, len;
-	size_t			 i;
+	uint64_t	u = take_u64(rd);
+	double		d;
+
+	memcpy(&d, &u, sizeof d);
+	return d;
+}
+
+/* A u8 length, then that many bytes of text. */
+static int
+take_text8(struct reader *rd, char *dst, size_t max)
+{
+	uint8_t	len;
+
+	len = take_u8(rd);
+	return take_text(take(rd, len), len, dst, max);
+}
+
+static int
+decode_slots(struct reader *rd, struct cb_slot *slots, uint16_t *np,
+    size_t max, const char *what, struct cb_err *err)
+{
+	struct cb_slot	*s;
+	const uint8_t	*p;
+	uint16_t	 n;
+	size_t		 i;
+
+	n = take_u16(rd);
+	if (n > max) {
+		err_set(err, "record has %u %s slots, more than %zu", n, what,
+		    max);
+		return -1;
+	}
+	*np = n;
+	for (i = 0; i < n && !rd->short_read; i++) {
+		s = &slots[i];
+		memset(s, 0, sizeof *s);
+		s->token = take_u64(rd);
+		s->lease_until_ms = take_i64(rd);
+		s->pid = (int32_t)take_u32(rd);
+		s->start_time = take_u64(rd);
+		if ((p = take(rd, 16)) != NULL)
+			memcpy(s->boot_id, p, 16);
+		if (rd->version < 3)
+			continue;
+		s->lease_ms = take_i64(rd);
+		s->since_ms = take_i64(rd);
+		if (take_text8(rd, s->host, sizeof s->host) == -1) {
+			err_set(err, "record %s slot %zu has an invalid host",
+			    what, i);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The outcome a version 2 strip used for a refusal (OUTCOME_REJECTED). */
+#define V2_MARK_REJECTED	5
+
+/*
+ * A version 2 strip held refusals too: drop them, counting those after
+ * the last run that ran as refused since it.
+ */
+static void
+runs_from_v2(struct cb_record *r, const uint8_t *marks, uint8_t n)
+{
+	size_t	i;
+
+	r->nruns = 0;
+	for (i = 0; i < n; i++) {
+		if ((marks[i] & RECORD_MARK_OUTCOME) == V2_MARK_REJECTED) {
+			r->refused_since_run++;
+			continue;
+		}
+		r->refused_since_run = 0;
+		r->runs[r->nruns] = marks[i];
+		r->run_exit[r->nruns] = -1;
+		r->run_at_ms[r->nruns] = 0;
+		r->nruns++;
+	}
+}
+
+static int
+decode_runs(struct reader *rd, struct cb_record *r, struct cb_err *err)
+{
+	const uint8_t	*p;
+	uint8_t		 n;
+	size_t		 i;
 
 	n = take_u8(rd);
 	if (n > RECORD_RUNS) {
@@ -262,10 +507,29 @@ decode_history(struct reader *rd, struct cb_record *r, struct cb_err *err)
 		    RECORD_RUNS);
 		return -1;
 	}
+	if (rd->version < 3) {
+		if ((p = take(rd, n)) != NULL)
+			runs_from_v2(r, p, n);
+		return 0;
+	}
 	r->nruns = n;
-	if ((p = take(rd, n)) != NULL)
-		memcpy(r->runs, p, n);
+	for (i = 0; i < n; i++) {
+		r->runs[i] = take_u8(rd);
+		r->run_exit[i] = (int16_t)take_u16(rd);
+		r->run_at_ms[i] = take_i64(rd);
+	}
+	return 0;
+}
 
+static int
+decode_history(struct reader *rd, struct cb_record *r, struct cb_err *err)
+{
+	struct cb_histent	*h;
+	uint8_t			 n;
+	size_t			 i;
+
+	if (decode_runs(rd, r, err) == -1)
+		return -1;
 	n = take_u8(rd);
 	if (n > RECORD_TRANSITIONS) {
 		err_set(err, "record holds %u transitions, more than %d", n,
@@ -284,16 +548,12 @@ decode_history(struct reader *rd, struct cb_record *r, struct cb_err *err)
 			    "state", i);
 			return -1;
 		}
-		len = take_u8(rd);
-		if (take_text(take(rd, len), len, h->reason,
-		    sizeof h->reason) == -1) {
+		if (take_text8(rd, h->reason, sizeof h->reason) == -1) {
 			err_set(err, "record transition %zu has an invalid "
 			    "reason", i);
 			return -1;
 		}
-		len = take_u8(rd);
-		if (take_text(take(rd, len), len, h->user,
-		    sizeof h->user) == -1) {
+		if (take_text8(rd, h->user, sizeof h->user) == -1) {
 			err_set(err, "record transition %zu has an invalid "
 			    "user", i);
 			return -1;
@@ -302,35 +562,192 @@ decode_history(struct reader *rd, struct cb_record *r, struct cb_err *err)
 	return 0;
 }
 
-enum record_error
-record_decode(const uint8_t *data, size_t len, struct cb_record *r,
-    struct cb_err *err)
+/* Epoch to last_duration; the magic and version are read already. */
+static uint8_t
+decode_head(struct reader *rd, struct cb_record *r)
 {
-	struct reader	 rd = { data, len, 0 };
+	uint8_t	state, manual;
+	size_t	i;
+
+	state = take_u8(rd);
+	manual = take_u8(rd);
+	r->manual = rd->version >= 3 && manual != 0;
+	r->epoch = take_u64(rd);
+	r->created_at_ms = take_i64(rd);
+	r->changed_at_ms = take_i64(rd);
+	r->opened_at_ms = take_i64(rd);
+	r->open_until_ms = take_i64(rd);
+	r->last_run_at_ms = take_i64(rd);
+	r->last_used_ms = take_i64(rd);
+	r->cooldown_ms = take_i64(rd);
+	r->consecutive_failures = take_u32(rd);
+	r->half_open_successes = take_u32(rd);
+	r->calls = take_u64(rd);
+	r->successes = take_u64(rd);
+	r->failures = take_u64(rd);
+	r->timeouts = take_u64(rd);
+	r->ignored = take_u64(rd);
+	r->interrupted = take_u64(rd);
+	r->stale = take_u64(rd);
+	r->rejected = take_u64(rd);
+	for (i = 0; i < STATE_COUNT; i++)
+		r->transitions[i] = take_u64(rd);
+	r->last_exit = (int32_t)take_u32(rd);
+	r->last_duration_ms = take_i64(rd);
+	return state;
+}
+
+static int
+decode_reason(struct reader *rd, struct cb_record *r, struct cb_err *err)
+{
 	const uint8_t	*p;
-	const char	*what;
-	uint16_t	 version, n;
-	uint8_t		 state;
+	uint16_t	 n;
+
+	n = take_u16(rd);
+	if (n >= RECORD_REASON_MAX) {
+		err_set(err, "record reason of %u bytes exceeds %d", n,
+		    RECORD_REASON_MAX - 1);
+		return -1;
+	}
+	if ((p = take(rd, n)) != NULL) {
+		memcpy(r->reason, p, n);
+		r->reason[n] = '\0';
+		if (strlen(r->reason) != n) {
+			err_set(err, "record reason contains a NUL byte");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The rate window bits and the time policy's failure times. */
+static int
+decode_windows(struct reader *rd, struct cb_record *r, struct cb_err *err)
+{
+	const uint8_t	*p;
+	uint16_t	 n;
 	size_t		 i;
 
+	n = take_u16(rd);
+	if (n > RECORD_MAX_WINDOW) {
+		err_set(err, "record rate window of %u calls exceeds %d", n,
+		    RECORD_MAX_WINDOW);
+		return -1;
+	}
+	r->wlen = n;
+	if ((p = take(rd, (n + 7u) / 8)) != NULL)
+		memcpy(r->window, p, (n + 7u) / 8);
+
+	n = take_u16(rd);
+	if (n > RECORD_MAX_FAILTIMES) {
+		err_set(err, "record holds %u failure times, more than %d", n,
+		    RECORD_MAX_FAILTIMES);
+		return -1;
+	}
+	r->nfailtimes = n;
+	for (i = 0; i < n; i++)
+		r->failtimes[i] = take_i64(rd);
+	return 0;
+}
+
+static void
+decode_snapshot(struct reader *rd, struct cb_snapshot *s)
+{
+	s->set = take_u8(rd) != 0;
+	s->trip_policy = take_u8(rd);
+	s->preset = (int16_t)take_u16(rd);
+	s->trip_failures = take_u32(rd);
+	s->trip_period_ms = take_i64(rd);
+	s->trip_window = take_u32(rd);
+	s->trip_min_calls = take_u32(rd);
+	s->trip_failure_rate = take_f64(rd);
+	s->open_timeout_ms = take_i64(rd);
+	s->max_open_timeout_ms = take_i64(rd);
+	s->backoff = take_f64(rd);
+	s->half_open_max_calls = take_u32(rd);
+	s->timeout_ms = take_i64(rd);
+	s->max_concurrent = take_u32(rd);
+}
+
+static int
+decode_v3(struct reader *rd, struct cb_record *r, struct cb_err *err)
+{
+	struct cb_lastfail	*f = &r->last_failure;
+
+	r->identity = take_u64(rd);
+	r->busy = take_u64(rd);
+	r->refused_since_run = take_u32(rd);
+	f->at_ms = take_i64(rd);
+	f->exit_code = (int32_t)take_u32(rd);
+	f->signal = (int32_t)take_u32(rd);
+	f->timed_out = take_u8(rd) != 0;
+	f->duration_ms = take_i64(rd);
+	decode_snapshot(rd, &r->policy);
+	return decode_slots(rd, r->running, &r->nrunning, RECORD_MAX_RUNNING,
+	    "run", err);
+}
+
+/* Zero what decoding sets, but not the unused tails of the arrays. */
+static void
+decode_clear(struct cb_record *r)
+{
 	/* Not the whole struct: its unused tails (slots, failure times,
-	 * runs and transitions past their counts) are 17 kB, which status
-	 * would zero a million times.  Everything up to slots, the window
-	 * and each entry in use are zeroed, padding and text tails too. */
+	 * runs, transitions and run slots past their counts) are 25 kB,
+	 * which status would zero a million times.  Everything up to slots,
+	 * the window, the version 3 scalars and each entry in use are
+	 * zeroed, padding and text tails too. */
 	memset(r, 0, offsetof(struct cb_record, slots));
 	memset(r->window, 0, sizeof r->window);
 	r->wlen = r->nfailtimes = 0;
 	r->nruns = r->nhist = 0;
+	r->identity = 0;
+	r->manual = 0;
+	r->busy = 0;
+	r->refused_since_run = 0;
+	memset(&r->last_failure, 0, sizeof r->last_failure);
+	memset(&r->policy, 0, sizeof r->policy);
+	r->policy.preset = -1;
+	r->nrunning = 0;
+}
+
+/* Cross-field checks once every field is read. */
+static enum record_error
+decode_check(const struct cb_record *r, uint8_t state, struct cb_err *err)
+{
+	const char	*what;
+
+	if (state >= STATE_COUNT) {
+		err_set(err, "record has invalid state %u", state);
+		return RECORD_EVALUE;
+	}
+	if ((what = record_bad_time(r)) != NULL) {
+		err_set(err, "record has %s out of range", what);
+		return RECORD_EVALUE;
+	}
+	if ((what = record_bad_policy(&r->policy)) != NULL) {
+		err_set(err, "record policy has %s out of range", what);
+		return RECORD_EVALUE;
+	}
+	return RECORD_OK;
+}
+
+/* Magic and version; rd->version is set on success. */
+static enum record_error
+decode_magic(struct reader *rd, size_t len, struct cb_err *err)
+{
+	const uint8_t	*p;
+	uint16_t	 version;
+
 	if (len < 6) {
 		err_set(err, "record truncated: %zu bytes", len);
 		return RECORD_ETRUNC;
 	}
-	p = take(&rd, 4);
+	p = take(rd, 4);
 	if (memcmp(p, RECORD_MAGIC, 4) != 0) {
 		err_set(err, "not a cbexec record (bad magic)");
 		return RECORD_EMAGIC;
 	}
-	version = take_u16(&rd);
+	version = take_u16(rd);
 	if (version > RECORD_VERSION) {
 		err_set(err, "record version %u is newer than this cbexec's %u",
 		    version, RECORD_VERSION);
@@ -340,99 +757,39 @@ record_decode(const uint8_t *data, size_t len, struct cb_record *r,
 		err_set(err, "record version 0 is invalid");
 		return RECORD_EVALUE;
 	}
-	state = take_u8(&rd);
-	(void)take_u8(&rd);
-	r->epoch = take_u64(&rd);
-	r->created_at_ms = take_i64(&rd);
-	r->changed_at_ms = take_i64(&rd);
-	r->opened_at_ms = take_i64(&rd);
-	r->open_until_ms = take_i64(&rd);
-	r->last_run_at_ms = take_i64(&rd);
-	r->last_used_ms = take_i64(&rd);
-	r->cooldown_ms = take_i64(&rd);
-	r->consecutive_failures = take_u32(&rd);
-	r->half_open_successes = take_u32(&rd);
-	r->calls = take_u64(&rd);
-	r->successes = take_u64(&rd);
-	r->failures = take_u64(&rd);
-	r->timeouts = take_u64(&rd);
-	r->ignored = take_u64(&rd);
-	r->interrupted = take_u64(&rd);
-	r->stale = take_u64(&rd);
-	r->rejected = take_u64(&rd);
-	for (i = 0; i < STATE_COUNT; i++)
-		r->transitions[i] = take_u64(&rd);
-	r->last_exit = (int32_t)take_u32(&rd);
-	r->last_duration_ms = take_i64(&rd);
+	rd->version = version;
+	return RECORD_OK;
+}
 
-	n = take_u16(&rd);
-	if (n >= RECORD_REASON_MAX) {
-		err_set(err, "record reason of %u bytes exceeds %d", n,
-		    RECORD_REASON_MAX - 1);
+enum record_error
+record_decode(const uint8_t *data, size_t len, struct cb_record *r,
+    struct cb_err *err)
+{
+	struct reader		rd = { data, len, 0, 0 };
+	enum record_error	e;
+	uint8_t			state;
+
+	decode_clear(r);
+	if ((e = decode_magic(&rd, len, err)) != RECORD_OK)
+		return e;
+	state = decode_head(&rd, r);
+	if (decode_reason(&rd, r, err) == -1 ||
+	    decode_slots(&rd, r->slots, &r->nslots, RECORD_MAX_SLOTS,
+	    "probe", err) == -1 ||
+	    decode_windows(&rd, r, err) == -1)
 		return RECORD_EVALUE;
-	}
-	if ((p = take(&rd, n)) != NULL) {
-		memcpy(r->reason, p, n);
-		r->reason[n] = '\0';
-		if (strlen(r->reason) != n) {
-			err_set(err, "record reason contains a NUL byte");
-			return RECORD_EVALUE;
-		}
-	}
-
-	n = take_u16(&rd);
-	if (n > RECORD_MAX_SLOTS) {
-		err_set(err, "record has %u probe slots, more than %d", n,
-		    RECORD_MAX_SLOTS);
+	if (rd.version >= 2 && decode_history(&rd, r, err) == -1)
 		return RECORD_EVALUE;
-	}
-	r->nslots = n;
-	for (i = 0; i < n; i++) {
-		memset(&r->slots[i], 0, sizeof r->slots[i]);
-		r->slots[i].token = take_u64(&rd);
-		r->slots[i].lease_until_ms = take_i64(&rd);
-		r->slots[i].pid = (int32_t)take_u32(&rd);
-		r->slots[i].start_time = take_u64(&rd);
-		if ((p = take(&rd, 16)) != NULL)
-			memcpy(r->slots[i].boot_id, p, 16);
-	}
-
-	n = take_u16(&rd);
-	if (n > RECORD_MAX_WINDOW) {
-		err_set(err, "record rate window of %u calls exceeds %d", n,
-		    RECORD_MAX_WINDOW);
-		return RECORD_EVALUE;
-	}
-	r->wlen = n;
-	if ((p = take(&rd, (n + 7u) / 8)) != NULL)
-		memcpy(r->window, p, (n + 7u) / 8);
-
-	n = take_u16(&rd);
-	if (n > RECORD_MAX_FAILTIMES) {
-		err_set(err, "record holds %u failure times, more than %d", n,
-		    RECORD_MAX_FAILTIMES);
-		return RECORD_EVALUE;
-	}
-	r->nfailtimes = n;
-	for (i = 0; i < n; i++)
-		r->failtimes[i] = take_i64(&rd);
-
-	if (version >= 2 && decode_history(&rd, r, err) == -1)
+	if (rd.version >= 3 && decode_v3(&rd, r, err) == -1)
 		return RECORD_EVALUE;
 
 	if (rd.short_read) {
 		err_set(err, "record truncated: %zu bytes", len);
 		return RECORD_ETRUNC;
 	}
-	if (state >= STATE_COUNT) {
-		err_set(err, "record has invalid state %u", state);
-		return RECORD_EVALUE;
-	}
+	if ((e = decode_check(r, state, err)) != RECORD_OK)
+		return e;
 	r->state = (enum cb_state)state;
-	if ((what = record_bad_time(r)) != NULL) {
-		err_set(err, "record has %s out of range", what);
-		return RECORD_EVALUE;
-	}
 	if (rd.left != 0) {
 		err_set(err, "record has %zu trailing bytes", rd.left);
 		return RECORD_ETRAIL;

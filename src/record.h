@@ -16,15 +16,21 @@
 #include "util.h"
 
 #define RECORD_MAGIC		"CBRK"
-#define RECORD_VERSION		2
+#define RECORD_VERSION		3
 #define RECORD_REASON_MAX	256	/* bytes, NUL included */
 #define RECORD_USER_MAX		64	/* bytes, NUL included */
 #define RECORD_RUNS		32	/* outcomes kept for the strip */
 #define RECORD_TRANSITIONS	16	/* transitions kept */
-/* A run mark: an enum cb_outcome (breaker.h), or'ed with this when the
- * run timed out. */
+#define RECORD_HOST_MAX		64	/* bytes, NUL included */
+/* A run mark: an enum cb_outcome (breaker.h) in the low bits, or'ed with
+ * RECORD_MARK_TIMEOUT when the run timed out and RECORD_MARK_PROBE when it
+ * was a probe command's run (SPEC 2c).  Only runs that ran are marked:
+ * since version 3 refusals are a count (refused_since_run). */
+#define RECORD_MARK_OUTCOME	0x0f
 #define RECORD_MARK_TIMEOUT	0x10
+#define RECORD_MARK_PROBE	0x20
 #define RECORD_MAX_SLOTS	POLICY_MAX_PROBES
+#define RECORD_MAX_RUNNING	POLICY_MAX_CONCURRENT	/* run slots */
 #define RECORD_MAX_WINDOW	POLICY_MAX_WINDOW
 #define RECORD_MAX_FAILTIMES	POLICY_MAX_FAILURES
 
@@ -44,13 +50,45 @@ struct cb_histent {
 	char		user[RECORD_USER_MAX];	/* manual ones; else "" */
 };
 
-/* A half-open probe slot and who holds it. */
+/* A half-open probe slot or a run slot (SPEC 2b), and who holds it. */
 struct cb_slot {
 	uint64_t	token;		/* random, names the slot */
 	int64_t		lease_until_ms;	/* wall clock */
 	int32_t		pid;		/* 0: a token not tied to a process */
 	uint64_t	start_time;	/* of pid, clock ticks since boot */
 	uint8_t		boot_id[16];
+	/* Since version 3. */
+	int64_t		lease_ms;	/* the lease's length; 0: unknown
+					 * (a version 2 slot): not capped */
+	int64_t		since_ms;	/* when the slot was taken */
+	char		host[RECORD_HOST_MAX];	/* holder's host name */
+};
+
+/* The policy a breaker last ran under, as status shows it (SPEC 7). */
+struct cb_snapshot {
+	uint8_t		set;		/* 0: never ran under v3 */
+	uint8_t		trip_policy;	/* enum cb_trip_policy */
+	int16_t		preset;		/* index in policy_presets, -1 */
+	uint32_t	trip_failures;
+	int64_t		trip_period_ms;
+	uint32_t	trip_window;
+	uint32_t	trip_min_calls;
+	double		trip_failure_rate;
+	int64_t		open_timeout_ms;
+	int64_t		max_open_timeout_ms;
+	double		backoff;
+	uint32_t	half_open_max_calls;
+	int64_t		timeout_ms;
+	uint32_t	max_concurrent;
+};
+
+/* The last run that ended in a failure. */
+struct cb_lastfail {
+	int64_t		at_ms;		/* 0: none yet */
+	int32_t		exit_code;	/* what cbexec exited with, -1 */
+	int32_t		signal;		/* died of this signal, or 0 */
+	uint8_t		timed_out;
+	int64_t		duration_ms;
 };
 
 struct cb_record {
@@ -96,15 +134,30 @@ struct cb_record {
 	uint16_t	nfailtimes;
 	int64_t		failtimes[RECORD_MAX_FAILTIMES];
 
-	/* Since version 2: the last outcomes (marks) and transitions,
-	 * oldest first. */
+	/* Since version 2: the last runs (marks) and transitions, oldest
+	 * first.  Since version 3 each run also has its end time and exit
+	 * (what cbexec exited with, -1: none); a version 2 record's runs
+	 * have 0 and -1 there, and its refusals leave the strip. */
 	uint8_t			nruns;
 	uint8_t			runs[RECORD_RUNS];
+	int64_t			run_at_ms[RECORD_RUNS];
+	int16_t			run_exit[RECORD_RUNS];
 	uint8_t			nhist;
 	struct cb_histent	hist[RECORD_TRANSITIONS];
+
+	/* Since version 3 (0 in older ones). */
+	uint64_t		identity;	/* random, given at creation */
+	uint8_t			manual;		/* state set by trip/reset */
+	uint64_t		busy;		/* refused: every run slot taken */
+	uint32_t		refused_since_run;	/* open or busy */
+	struct cb_lastfail	last_failure;
+	struct cb_snapshot	policy;		/* the last run's */
+	uint16_t		nrunning;	/* run slots held */
+	struct cb_slot		running[RECORD_MAX_RUNNING];
 };
 
-/* A new closed record created at now. */
+/* A new closed record created at now, of identity 0 (breaker_init gives
+ * it a random one). */
 void	record_init(struct cb_record *, int64_t now_ms);
 
 /* Append the encoding of r to out. */
@@ -133,7 +186,8 @@ enum record_error	record_decode(const uint8_t *, size_t,
 /*
  * Read only the state and last_used of an encoded record, without decoding
  * the rest: cheap enough for the store to rank dozens of records when it
- * chooses what to evict.  Returns 0, or -1 for bytes that are not a record
+ * chooses what to evict (a record holding run slots needs
+ * record_decode and breaker_removable to tell whether they are live).  Returns 0, or -1 for bytes that are not a record
  * this cbexec can read (bad magic, newer version, too short).
  */
 int	record_peek(const uint8_t *, size_t, enum cb_state *,

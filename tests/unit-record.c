@@ -12,12 +12,172 @@
 #include "unit.h"
 
 /*
- * A fully populated version 2 record, byte by byte as the layout comment
+ * A fully populated version 3 record, byte by byte as the layout comment
  * at the top of record.c describes it.  golden_record() builds the same
- * record as a struct.  Its first G_V1_LEN bytes, with the version patched
- * to 1, are the same record as version 1 wrote it, without histories.
+ * record as a struct.
  */
 static const uint8_t golden[] = {
+	0x43, 0x42, 0x52, 0x4b,				/* "CBRK" */
+	0x03, 0x00,					/* version 3 */
+	0x01,						/* state open */
+	0x01,						/* manual */
+	0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,	/* epoch */
+	0x00, 0x68, 0xe5, 0xcf, 0x8b, 0x01, 0x00, 0x00,	/* created_at */
+	0x60, 0x52, 0xe6, 0xcf, 0x8b, 0x01, 0x00, 0x00,	/* changed_at */
+	0x50, 0x2b, 0xe6, 0xcf, 0x8b, 0x01, 0x00, 0x00,	/* opened_at */
+	0xb0, 0x15, 0xe7, 0xcf, 0x8b, 0x01, 0x00, 0x00,	/* open_until */
+	0x40, 0x04, 0xe6, 0xcf, 0x8b, 0x01, 0x00, 0x00,	/* last_run_at */
+	0xd8, 0x3e, 0xe6, 0xcf, 0x8b, 0x01, 0x00, 0x00,	/* last_used */
+	0xc0, 0xd4, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00,	/* cooldown 120000 */
+	0x05, 0x00, 0x00, 0x00,				/* consecutive 5 */
+	0x01, 0x00, 0x00, 0x00,				/* half-open succ. 1 */
+	0x64, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* calls 100 */
+	0x50, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* successes 80 */
+	0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* failures 12 */
+	0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* timeouts 3 */
+	0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* ignored 4 */
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* interrupted 2 */
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* stale 2 */
+	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* rejected 9 */
+	0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* to closed 7 */
+	0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* to open 8 */
+	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* to half-open 6 */
+	0x07, 0x00, 0x00, 0x00,				/* last_exit 7 */
+	0x2a, 0x76, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* duration 30250 */
+	0x16, 0x00,					/* reason: 22 bytes */
+	'5', ' ', 'c', 'o', 'n', 's', 'e', 'c',
+	'u', 't', 'i', 'v', 'e', ' ', 'f', 'a',
+	'i', 'l', 'u', 'r', 'e', 's',
+	0x02, 0x00,					/* 2 probe slots */
+	0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11,	/* p0: token */
+	0xe0, 0x40, 0x1d, 0xd0, 0x8b, 0x01, 0x00, 0x00,	/* p0: lease_until */
+	0x92, 0x10, 0x00, 0x00,				/* p0: pid 4242 */
+	0xb1, 0x68, 0xde, 0x3a, 0x00, 0x00, 0x00, 0x00,	/* p0: start_time */
+	0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,	/* p0: boot_id */
+	0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f,
+	0x80, 0xee, 0x36, 0x00, 0x00, 0x00, 0x00, 0x00,	/* p0: lease length 3600000 */
+	0x60, 0x52, 0xe6, 0xcf, 0x8b, 0x01, 0x00, 0x00,	/* p0: since */
+	0x03,						/* p0: host, 3 bytes */
+	'd', 'b', '1',
+	0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,	/* p1: token */
+	0x90, 0xc7, 0xe6, 0xcf, 0x8b, 0x01, 0x00, 0x00,	/* p1: lease_until */
+	0x00, 0x00, 0x00, 0x00,				/* p1: pid 0 */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* p1: start_time */
+	0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa,	/* p1: boot_id */
+	0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa,
+	0x30, 0x75, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* p1: lease length 30000 */
+	0x60, 0x52, 0xe6, 0xcf, 0x8b, 0x01, 0x00, 0x00,	/* p1: since */
+	0x00,						/* p1: host, 0 bytes */
+	0x0a, 0x00,					/* window: 10 calls */
+	0xa5, 0x02,					/* its bits */
+	0x02, 0x00,					/* 2 failure times */
+	0x30, 0xdd, 0xe5, 0xcf, 0x8b, 0x01, 0x00, 0x00,
+	0xc8, 0x17, 0xe6, 0xcf, 0x8b, 0x01, 0x00, 0x00,
+	0x03,						/* 3 runs */
+	0x00,						/* 0: success */
+	0x00, 0x00,					/* 0: exit 0 */
+	0x20, 0xb6, 0xe5, 0xcf, 0x8b, 0x01, 0x00, 0x00,	/* 0: at */
+	0x11,						/* 1: timed-out failure */
+	0x7c, 0x00,					/* 1: exit 124 */
+	0x30, 0xdd, 0xe5, 0xcf, 0x8b, 0x01, 0x00, 0x00,	/* 1: at */
+	0x21,						/* 2: probe command failure */
+	0x07, 0x00,					/* 2: exit 7 */
+	0x40, 0x04, 0xe6, 0xcf, 0x8b, 0x01, 0x00, 0x00,	/* 2: at */
+	0x02,						/* 2 transitions */
+	0x60, 0x52, 0xe6, 0xcf, 0x8b, 0x01, 0x00, 0x00,	/* 0: at */
+	0x00,
+	0x01,						/* closed -> open */
+	0x16,						/* reason: 22 bytes */
+	'5', ' ', 'c', 'o', 'n', 's', 'e', 'c',
+	'u', 't', 'i', 'v', 'e', ' ', 'f', 'a',
+	'i', 'l', 'u', 'r', 'e', 's',
+	0x00,						/* no user */
+	0x50, 0x2b, 0xe6, 0xcf, 0x8b, 0x01, 0x00, 0x00,	/* 1: at */
+	0x02,
+	0x01,						/* half-open -> open */
+	0x05,						/* reason */
+	't', 'r', 'i', 'p', '!',
+	0x03,						/* user */
+	'b', 'o', 'b',
+	0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe,	/* identity */
+	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* busy 6 */
+	0x28, 0x00, 0x00, 0x00,				/* refused since the last run 40 */
+	0x40, 0x04, 0xe6, 0xcf, 0x8b, 0x01, 0x00, 0x00,	/* last_failure: at */
+	0x07, 0x00, 0x00, 0x00,				/* exit 7 */
+	0x00, 0x00, 0x00, 0x00,				/* signal 0 */
+	0x00,						/* not timed out */
+	0x2a, 0x76, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* duration 30250 */
+	0x01,						/* policy: set */
+	0x01,						/* trip.policy rate */
+	0x02, 0x00,					/* preset 2 */
+	0x05, 0x00, 0x00, 0x00,				/* trip.failures 5 */
+	0x60, 0xea, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* trip.period 60s */
+	0x14, 0x00, 0x00, 0x00,				/* trip.window 20 */
+	0x0a, 0x00, 0x00, 0x00,				/* trip.min_calls 10 */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xe0, 0x3f,	/* trip.failure_rate 0.5 */
+	0xe0, 0x93, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00,	/* open_timeout 5m */
+	0xc0, 0x27, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00,	/* max_open_timeout 10m */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40,	/* backoff 2 */
+	0x01, 0x00, 0x00, 0x00,				/* half_open_max_calls 1 */
+	0x30, 0x75, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* timeout 30s */
+	0x03, 0x00, 0x00, 0x00,				/* max_concurrent 3 */
+	0x01, 0x00,					/* 1 run slot */
+	0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,	/* r0: token */
+	0xc0, 0x3c, 0xe7, 0xcf, 0x8b, 0x01, 0x00, 0x00,	/* r0: lease_until */
+	0xf7, 0x10, 0x00, 0x00,				/* r0: pid 4343 */
+	0x40, 0xe2, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00,	/* r0: start_time */
+	0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17,	/* r0: boot_id */
+	0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f,
+	0x70, 0x11, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00,	/* r0: lease length 70000 */
+	0x50, 0x2b, 0xe6, 0xcf, 0x8b, 0x01, 0x00, 0x00,	/* r0: since */
+	0x05,						/* r0: host, 5 bytes */
+	'w', 'e', 'b', '-', '2',
+};
+
+/* Offsets into golden of the fields the error tests patch. */
+#define G_VERSION	4
+#define G_STATE	6
+#define G_MANUAL	7
+#define G_CREATED_AT	16
+#define G_CHANGED_AT	24
+#define G_OPENED_AT	32
+#define G_OPEN_UNTIL	40
+#define G_LAST_RUN_AT	48
+#define G_LAST_USED	56
+#define G_COOLDOWN	64
+#define G_LAST_EXIT	168
+#define G_REASON_LEN	180
+#define G_REASON	182
+#define G_NSLOTS	204
+#define G_P0_LEASE	214
+#define G_P0_LEASE_LEN	250
+#define G_P0_HOST	266
+#define G_P1_LEASE	278
+#define G_P1_LEASE_LEN	314
+#define G_P1_HOST	330
+#define G_WLEN	331
+#define G_NFAILTIMES	335
+#define G_NRUNS	353
+#define G_NHIST	387
+#define G_HIST0_FROM	396
+#define G_IDENTITY	442
+#define G_LASTFAIL	462
+#define G_LASTFAIL_DUR	479
+#define G_POLICY	487
+#define G_POLICY_TRIP	488
+#define G_POLICY_RATE	511
+#define G_POLICY_BACKOFF	535
+#define G_NRUNNING	559
+#define G_R0_LEASE	569
+#define G_R0_LEASE_LEN	605
+#define G_R0_HOST	621
+
+/*
+ * A version 2 record, as cbexec 0.1 wrote it: golden_v2_record() is what
+ * it decodes to.  Its first V2_V1_LEN bytes, with the version patched to
+ * 1, are the same record as version 1 wrote it, without histories.
+ */
+static const uint8_t golden_v2[] = {
 	0x43, 0x42, 0x52, 0x4b,				/* "CBRK" */
 	0x02, 0x00,					/* version 2 */
 	0x01, 0x00,					/* state open, 0 */
@@ -82,19 +242,8 @@ static const uint8_t golden[] = {
 	0x03, 'b', 'o', 'b',				/* user */
 };
 
-/* Offsets into golden of the fields the error tests patch. */
-#define G_VERSION	4
-#define G_STATE		6
-#define G_LAST_EXIT	168
-#define G_REASON_LEN	180
-#define G_REASON	182
-#define G_NSLOTS	204
-#define G_WLEN		294
-#define G_NFAILTIMES	298
-#define G_V1_LEN	316
-#define G_NRUNS		316
-#define G_NHIST		320
-#define G_HIST0_FROM	329
+#define V2_V1_LEN	316
+#define V2_NRUNS	316
 
 static void
 golden_record(struct cb_record *r)
@@ -148,7 +297,13 @@ golden_record(struct cb_record *r)
 	r->nruns = 3;
 	r->runs[0] = OUTCOME_SUCCESS;
 	r->runs[1] = OUTCOME_FAILURE | RECORD_MARK_TIMEOUT;
-	r->runs[2] = OUTCOME_REJECTED;
+	r->runs[2] = OUTCOME_FAILURE | RECORD_MARK_PROBE;
+	r->run_exit[0] = 0;
+	r->run_exit[1] = 124;
+	r->run_exit[2] = 7;
+	r->run_at_ms[0] = T0 + 20000;
+	r->run_at_ms[1] = T0 + 30000;
+	r->run_at_ms[2] = T0 + 40000;
 	r->nhist = 2;
 	r->hist[0].at_ms = T0 + 60000;
 	r->hist[0].from = STATE_CLOSED;
@@ -159,6 +314,68 @@ golden_record(struct cb_record *r)
 	r->hist[1].to = STATE_OPEN;
 	strcpy(r->hist[1].reason, "trip!");
 	strcpy(r->hist[1].user, "bob");
+
+	r->manual = 1;
+	r->slots[0].lease_ms = 3600000;
+	r->slots[0].since_ms = T0 + 60000;
+	strcpy(r->slots[0].host, "db1");
+	r->slots[1].lease_ms = 30000;
+	r->slots[1].since_ms = T0 + 60000;
+	r->identity = 0xfedcba9876543210ULL;
+	r->busy = 6;
+	r->refused_since_run = 40;
+	r->last_failure.at_ms = T0 + 40000;
+	r->last_failure.exit_code = 7;
+	r->last_failure.duration_ms = 30250;
+	r->policy.set = 1;
+	r->policy.trip_policy = TRIP_RATE;
+	r->policy.preset = 2;
+	r->policy.trip_failures = 5;
+	r->policy.trip_period_ms = 60000;
+	r->policy.trip_window = 20;
+	r->policy.trip_min_calls = 10;
+	r->policy.trip_failure_rate = 0.5;
+	r->policy.open_timeout_ms = 300000;
+	r->policy.max_open_timeout_ms = 600000;
+	r->policy.backoff = 2.0;
+	r->policy.half_open_max_calls = 1;
+	r->policy.timeout_ms = 30000;
+	r->policy.max_concurrent = 3;
+	r->nrunning = 1;
+	r->running[0].token = 0x0102030405060708ULL;
+	r->running[0].lease_until_ms = T0 + 120000;
+	r->running[0].pid = 4343;
+	r->running[0].start_time = 123456;
+	for (i = 0; i < 16; i++)
+		r->running[0].boot_id[i] = (uint8_t)(16 + i);
+	r->running[0].lease_ms = 70000;
+	r->running[0].since_ms = T0 + 50000;
+	strcpy(r->running[0].host, "web-2");
+}
+
+/*
+ * What golden_v2 decodes to: golden_record without the version 3 fields,
+ * and the refusal at the end of its strip counted instead.
+ */
+static void
+golden_v2_record(struct cb_record *r)
+{
+	golden_record(r);
+	r->manual = 0;
+	r->slots[0].lease_ms = r->slots[1].lease_ms = 0;
+	r->slots[0].since_ms = r->slots[1].since_ms = 0;
+	memset(r->slots[0].host, 0, sizeof r->slots[0].host);
+	r->nruns = 2;
+	r->runs[2] = 0;
+	r->run_exit[0] = r->run_exit[1] = -1;
+	r->run_at_ms[0] = r->run_at_ms[1] = 0;
+	r->identity = 0;
+	r->busy = 0;
+	r->refused_since_run = 1;
+	memset(&r->last_failure, 0, sizeof r->last_failure);
+	memset(&r->policy, 0, sizeof r->policy);
+	r->policy.preset = -1;
+	r->nrunning = 0;
 }
 
 /*
@@ -177,10 +394,25 @@ record_same(const struct cb_record *a, const struct cb_record *b)
 	    memcmp(a->window, b->window, sizeof a->window) != 0 ||
 	    memcmp(a->failtimes, b->failtimes,
 	    a->nfailtimes * sizeof a->failtimes[0]) != 0 ||
-	    memcmp(a->runs, b->runs, a->nruns) != 0)
+	    memcmp(a->runs, b->runs, a->nruns) != 0 ||
+	    memcmp(a->run_exit, b->run_exit,
+	    a->nruns * sizeof a->run_exit[0]) != 0 ||
+	    memcmp(a->run_at_ms, b->run_at_ms,
+	    a->nruns * sizeof a->run_at_ms[0]) != 0)
+		return 0;
+	if (a->identity != b->identity || a->manual != b->manual ||
+	    a->busy != b->busy || a->refused_since_run != b->refused_since_run ||
+	    memcmp(&a->last_failure, &b->last_failure,
+	    sizeof a->last_failure) != 0 ||
+	    memcmp(&a->policy, &b->policy, sizeof a->policy) != 0 ||
+	    a->nrunning != b->nrunning)
 		return 0;
 	for (i = 0; i < a->nslots; i++)
 		if (memcmp(&a->slots[i], &b->slots[i], sizeof a->slots[i]))
+			return 0;
+	for (i = 0; i < a->nrunning; i++)
+		if (memcmp(&a->running[i], &b->running[i],
+		    sizeof a->running[i]))
 			return 0;
 	for (i = 0; i < a->nhist; i++)
 		if (memcmp(&a->hist[i], &b->hist[i], sizeof a->hist[i]))
@@ -214,7 +446,7 @@ test_record_golden_encoding(void)
 
 	golden_record(&r);
 	record_encode(&r, &b);
-	CHECK_EQ(sizeof golden, 375);
+	CHECK_EQ(sizeof golden, 627);
 	CHECK_EQ(b.len, sizeof golden);
 	CHECK(b.len == sizeof golden && memcmp(b.data, golden, b.len) == 0);
 	buf_free(&b);
@@ -254,12 +486,95 @@ test_record_golden_decoding(void)
 	CHECK_EQ(r.failtimes[1], T0 + 45000);
 	CHECK_EQ(r.nruns, 3);
 	CHECK_EQ(r.runs[1], OUTCOME_FAILURE | RECORD_MARK_TIMEOUT);
+	CHECK_EQ(r.runs[2], OUTCOME_FAILURE | RECORD_MARK_PROBE);
+	CHECK_EQ(r.run_exit[1], 124);
+	CHECK_EQ(r.run_at_ms[2], T0 + 40000);
 	CHECK_EQ(r.nhist, 2);
 	CHECK_EQ(r.hist[1].from, STATE_HALF_OPEN);
 	CHECK_STR(r.hist[1].reason, "trip!");
 	CHECK_STR(r.hist[1].user, "bob");
+	CHECK_EQ(r.manual, 1);
+	CHECK_EQ(r.slots[0].lease_ms, 3600000);
+	CHECK_EQ(r.slots[0].since_ms, T0 + 60000);
+	CHECK_STR(r.slots[0].host, "db1");
+	CHECK_STR(r.slots[1].host, "");
+	CHECK(r.identity == 0xfedcba9876543210ULL);
+	CHECK_EQ(r.busy, 6);
+	CHECK_EQ(r.refused_since_run, 40);
+	CHECK_EQ(r.last_failure.at_ms, T0 + 40000);
+	CHECK_EQ(r.last_failure.exit_code, 7);
+	CHECK_EQ(r.last_failure.duration_ms, 30250);
+	CHECK_EQ(r.policy.set, 1);
+	CHECK_EQ(r.policy.trip_policy, TRIP_RATE);
+	CHECK_EQ(r.policy.preset, 2);
+	CHECK(r.policy.trip_failure_rate == 0.5);
+	CHECK_EQ(r.policy.open_timeout_ms, 300000);
+	CHECK(r.policy.backoff == 2.0);
+	CHECK_EQ(r.policy.timeout_ms, 30000);
+	CHECK_EQ(r.policy.max_concurrent, 3);
+	CHECK_EQ(r.nrunning, 1);
+	CHECK_EQ(r.running[0].pid, 4343);
+	CHECK_EQ(r.running[0].lease_until_ms, T0 + 120000);
+	CHECK_EQ(r.running[0].lease_ms, 70000);
+	CHECK_EQ(r.running[0].boot_id[0], 16);
+	CHECK_STR(r.running[0].host, "web-2");
 	/* Every byte decoding defines, padding and text tails included. */
 	CHECK(record_same(&r, &want));
+}
+
+/*
+ * A version 2 record (cbexec 0.1) decodes with the version 3 fields
+ * empty, and its refusals leave the strip for refused_since_run; encoded
+ * again, it is a version 3 record.
+ */
+static void
+test_record_version2(void)
+{
+	struct cb_record	r, want, back;
+	struct cb_buf		b = { 0 };
+	struct cb_err		err;
+
+	golden_v2_record(&want);
+	CHECK_EQ(unit_decode_copy(golden_v2, sizeof golden_v2, &r, &err),
+	    RECORD_OK);
+	CHECK_EQ(r.nruns, 2);
+	CHECK_EQ(r.runs[1], OUTCOME_FAILURE | RECORD_MARK_TIMEOUT);
+	CHECK_EQ(r.run_exit[0], -1);
+	CHECK_EQ(r.refused_since_run, 1);
+	CHECK_EQ(r.rejected, 9);
+	CHECK_EQ(r.identity, 0);
+	CHECK_EQ(r.slots[0].lease_ms, 0);
+	CHECK_EQ(r.policy.set, 0);
+	CHECK_EQ(r.policy.preset, -1);
+	CHECK_EQ(r.nrunning, 0);
+	CHECK(record_same(&r, &want));
+	record_encode(&r, &b);
+	CHECK(b.len > 6 && b.data[G_VERSION] == RECORD_VERSION);
+	CHECK_EQ(unit_decode_copy(b.data, b.len, &back, &err), RECORD_OK);
+	CHECK(record_same(&r, &back));
+	buf_free(&b);
+}
+
+/* A version 2 strip of refusals only, or with runs between them. */
+static void
+test_record_version2_strip(void)
+{
+	struct cb_record	r;
+	struct cb_err		err;
+	uint8_t			buf[sizeof golden_v2];
+
+	memcpy(buf, golden_v2, sizeof buf);
+	buf[V2_NRUNS + 1] = OUTCOME_REJECTED;
+	buf[V2_NRUNS + 2] = OUTCOME_REJECTED;
+	buf[V2_NRUNS + 3] = OUTCOME_REJECTED;
+	CHECK_EQ(unit_decode_copy(buf, sizeof buf, &r, &err), RECORD_OK);
+	CHECK_EQ(r.nruns, 0);
+	CHECK_EQ(r.refused_since_run, 3);
+	buf[V2_NRUNS + 2] = OUTCOME_STALE;
+	CHECK_EQ(unit_decode_copy(buf, sizeof buf, &r, &err), RECORD_OK);
+	CHECK_EQ(r.nruns, 1);
+	CHECK_EQ(r.runs[0], OUTCOME_STALE);
+	CHECK_EQ(r.refused_since_run, 1);
 }
 
 /* A version 1 record still decodes, with empty histories. */
@@ -268,12 +583,13 @@ test_record_version1(void)
 {
 	struct cb_record	r, want;
 	struct cb_err		err;
-	uint8_t			v1[G_V1_LEN];
+	uint8_t			v1[V2_V1_LEN];
 
-	memcpy(v1, golden, sizeof v1);
+	memcpy(v1, golden_v2, sizeof v1);
 	v1[G_VERSION] = 1;
-	golden_record(&want);
+	golden_v2_record(&want);
 	want.nruns = 0;
+	want.refused_since_run = 0;
 	memset(want.runs, 0, sizeof want.runs);
 	want.nhist = 0;
 	memset(want.hist, 0, sizeof want.hist);
@@ -300,7 +616,11 @@ test_record_round_trip(void)
 	CHECK_EQ(r.last_exit, -1);
 	CHECK_EQ(r.last_duration_ms, -1);
 	record_encode(&r, &b);
-	CHECK_EQ(b.len, 8 + 8 + 7 * 8 + 2 * 4 + 11 * 8 + 4 + 8 + 4 * 2 + 2);
+	CHECK_EQ(b.len, 8 + 8 + 7 * 8 + 2 * 4 + 11 * 8 + 4 + 8 + 4 * 2 + 2 +
+	    8 + 8 + 4 + 25 + 72 + 2);
+	CHECK_EQ(r.last_failure.exit_code, -1);
+	CHECK_EQ(r.policy.preset, -1);
+	CHECK_EQ(r.identity, 0);
 	CHECK(b.len > G_LAST_EXIT + 12 && memcmp(b.data + G_LAST_EXIT,
 	    "\xff\xff\xff\xff" "\xff\xff\xff\xff\xff\xff\xff\xff", 12) == 0);
 	CHECK_EQ(unit_decode_copy(b.data, b.len, &back, &err), RECORD_OK);
@@ -370,8 +690,8 @@ static const struct {
 } decode_errors[] = {
 	{ "bad magic", 3, 'X', 0, 0, RECORD_EMAGIC,
 	  "not a cbexec record (bad magic)" },
-	{ "version 3", G_VERSION, 3, 0, 1, RECORD_ENEWER,
-	  "record version 3 is newer than this cbexec's 2" },
+	{ "version 4", G_VERSION, 4, 0, 1, RECORD_ENEWER,
+	  "record version 4 is newer than this cbexec's 3" },
 	{ "version 256", G_VERSION, 0, 1, 1, RECORD_ENEWER, NULL },
 	{ "version 0", G_VERSION, 0, 0, 1, RECORD_EVALUE,
 	  "record version 0 is invalid" },
@@ -403,8 +723,28 @@ static const struct {
 	  "record has cooldown out of range" },
 	{ "last_duration of 2^55", G_LAST_EXIT + 10, 0xc0, 0x00, 1,
 	  RECORD_EVALUE, "record has last_duration out of range" },
-	{ "probe lease of 2^62", G_NSLOTS + 2 + 15, 0x40, 0, 0,
-	  RECORD_EVALUE, "record has probe lease out of range" },
+	{ "probe lease of 2^62", G_P0_LEASE + 7, 0x40, 0, 0,
+	  RECORD_EVALUE, "record has slot lease out of range" },
+	{ "negative lease length", G_P1_LEASE_LEN + 7, 0xff, 0, 0,
+	  RECORD_EVALUE, "record has slot lease length out of range" },
+	{ "host of 64 bytes", G_P1_HOST, 64, 0, 0, RECORD_EVALUE,
+	  "record probe slot 1 has an invalid host" },
+	{ "NUL in host", G_P0_HOST + 2, 0, 0, 0, RECORD_EVALUE,
+	  "record probe slot 0 has an invalid host" },
+	{ "65 run slots", G_NRUNNING, 65, 0, 1, RECORD_EVALUE,
+	  "record has 65 run slots, more than 64" },
+	{ "run lease of 2^62", G_R0_LEASE + 7, 0x40, 0, 0, RECORD_EVALUE,
+	  "record has slot lease out of range" },
+	{ "run host with a NUL", G_R0_HOST + 1, 0, 0, 0, RECORD_EVALUE,
+	  "record run slot 0 has an invalid host" },
+	{ "last_failure duration of 2^62", G_LASTFAIL_DUR + 7, 0x40, 0, 0,
+	  RECORD_EVALUE, "record has last_failure duration out of range" },
+	{ "trip.policy 3", G_POLICY_TRIP, 3, 0, 0, RECORD_EVALUE,
+	  "record policy has trip.policy out of range" },
+	{ "failure_rate NaN", G_POLICY_RATE + 6, 0xf8, 0x7f, 1,
+	  RECORD_EVALUE, "record policy has trip.failure_rate out of range" },
+	{ "backoff -2", G_POLICY_BACKOFF + 7, 0xc0, 0, 0, RECORD_EVALUE,
+	  "record policy has backoff out of range" },
 	{ "failure time of 2^62", G_NFAILTIMES + 2 + 7, 0x40, 0, 0,
 	  RECORD_EVALUE, "record has failure time out of range" },
 };
@@ -442,7 +782,7 @@ test_record_decode_errors(void)
 	/* Magic is checked before the version, even on 6 bytes. */
 	CHECK_EQ(unit_decode_copy((const uint8_t *)"CBRX\x01\x00", 6, &r, &err),
 	    RECORD_EMAGIC);
-	CHECK_EQ(unit_decode_copy((const uint8_t *)"CBRK\x03\x00", 6, &r, &err),
+	CHECK_EQ(unit_decode_copy((const uint8_t *)"CBRK\x04\x00", 6, &r, &err),
 	    RECORD_ENEWER);
 	CHECK_EQ(unit_decode_copy((const uint8_t *)"CBRK\x01\x00", 6, &r, &err),
 	    RECORD_ETRUNC);
@@ -491,6 +831,8 @@ test_record(void)
 {
 	test_record_golden_encoding();
 	test_record_golden_decoding();
+	test_record_version2();
+	test_record_version2_strip();
 	test_record_version1();
 	test_record_round_trip();
 	test_record_truncated();

@@ -16,6 +16,44 @@
 /* The longest time a record holds: 2^53 ms, as record_decode checks. */
 #define BREAKER_MAX_MS	((int64_t)1 << 53)
 
+/* A closed admission asks for a write when last_used is this old. */
+#define BREAKER_TOUCH_MS	60000
+
+/* A version 2 record's refusal mark (record.c) was OUTCOME_REJECTED. */
+_Static_assert(OUTCOME_REJECTED == 5, "record.c V2_MARK_REJECTED");
+_Static_assert(OUTCOME_COUNT <= RECORD_MARK_OUTCOME + 1, "run mark bits");
+
+void
+breaker_init(struct cb_record *r, const struct cb_env *env)
+{
+	record_init(r, env->now_ms);
+	r->identity = env->rand64;
+}
+
+/* What status shows of the policy the breaker last ran under. */
+static void
+snapshot(struct cb_record *r, const struct cb_policy *p)
+{
+	struct cb_snapshot	*s = &r->policy;
+
+	memset(s, 0, sizeof *s);
+	s->set = 1;
+	s->trip_policy = (uint8_t)p->trip_policy;
+	s->preset = (int16_t)(p->preset >= 0 && p->preset < 0x7fff ?
+	    p->preset : -1);
+	s->trip_failures = p->trip_failures;
+	s->trip_period_ms = p->trip_period_ms;
+	s->trip_window = p->trip_window;
+	s->trip_min_calls = p->trip_min_calls;
+	s->trip_failure_rate = p->trip_failure_rate;
+	s->open_timeout_ms = p->open_timeout_ms;
+	s->max_open_timeout_ms = p->max_open_timeout_ms;
+	s->backoff = p->backoff;
+	s->half_open_max_calls = p->half_open_max_calls;
+	s->timeout_ms = p->timeout_ms;
+	s->max_concurrent = p->max_concurrent;
+}
+
 const char *
 breaker_outcome_name(enum cb_outcome o)
 {
@@ -39,16 +77,29 @@ cooldown(const struct cb_record *r, const struct cb_policy *p)
 	return c;
 }
 
-/* Remember a run's outcome in the strip, dropping the oldest. */
+/* Remember a run that ran in the strip, dropping the oldest. */
 static void
-mark(struct cb_record *r, enum cb_outcome o, int timed_out)
+mark(struct cb_record *r, const struct cb_env *env, enum cb_outcome o,
+    const struct cb_run *run)
 {
+	int	code;
+
 	if (r->nruns >= RECORD_RUNS) {
 		memmove(r->runs, r->runs + 1, RECORD_RUNS - 1);
+		memmove(r->run_exit, r->run_exit + 1,
+		    (RECORD_RUNS - 1) * sizeof r->run_exit[0]);
+		memmove(r->run_at_ms, r->run_at_ms + 1,
+		    (RECORD_RUNS - 1) * sizeof r->run_at_ms[0]);
 		r->nruns = RECORD_RUNS - 1;
 	}
-	r->runs[r->nruns++] = (uint8_t)(o | (timed_out ? RECORD_MARK_TIMEOUT :
-	    0));
+	code = run->exit_code < -1 || run->exit_code > 32767 ? -1 :
+	    run->exit_code;
+	r->run_exit[r->nruns] = (int16_t)code;
+	r->run_at_ms[r->nruns] = env->now_ms;
+	r->runs[r->nruns++] = (uint8_t)(o |
+	    (run->timed_out ? RECORD_MARK_TIMEOUT : 0) |
+	    (run->probe_command ? RECORD_MARK_PROBE : 0));
+	r->refused_since_run = 0;
 }
 
 static void
@@ -85,6 +136,7 @@ transition_by(struct cb_record *r, const struct cb_env *env,
 		snprintf(t->reason, sizeof t->reason, "%s", reason);
 	}
 	remember(r, env, to, reason, user);
+	r->manual = 0;	/* breaker_trip and breaker_reset set it */
 	r->state = to;
 	r->epoch++;
 	r->changed_at_ms = env->now_ms;
@@ -261,7 +313,34 @@ maybe_trip(struct cb_record *r, const struct cb_policy *p,
 	open_for(r, p, env, cooldown(r, p), 1, reason, NULL, fx);
 }
 
-/* Why a probe slot must be reclaimed, or NULL. */
+/*
+ * The clock stepped back: a lease never lasts longer than its own length
+ * from now.  A slot of unknown length (version 2) is left as it is.
+ * Returns 1 if it changed.
+ */
+static int
+slot_cap(struct cb_slot *s, int64_t now)
+{
+	if (s->lease_ms <= 0 || s->lease_until_ms - now <= s->lease_ms)
+		return 0;
+	s->lease_until_ms = now + s->lease_ms;
+	return 1;
+}
+
+static int
+leases_cap(struct cb_record *r, int64_t now)
+{
+	unsigned	i;
+	int		changed = 0;
+
+	for (i = 0; i < r->nslots; i++)
+		changed |= slot_cap(&r->slots[i], now);
+	for (i = 0; i < r->nrunning; i++)
+		changed |= slot_cap(&r->running[i], now);
+	return changed;
+}
+
+/* Why a slot must be reclaimed, or NULL. */
 static const char *
 slot_lost(const struct cb_slot *s, const struct cb_env *env, char *buf,
     size_t len)
@@ -277,12 +356,23 @@ slot_lost(const struct cb_slot *s, const struct cb_env *env, char *buf,
 	return NULL;
 }
 
+int
+breaker_slot_live(const struct cb_slot *s, const struct cb_env *env)
+{
+	struct cb_slot	capped = *s;
+	char		buf[64];
+
+	slot_cap(&capped, env->now_ms);
+	return slot_lost(&capped, env, buf, sizeof buf) == NULL;
+}
+
 static void
 refuse(struct cb_record *r, const struct cb_env *env, struct cb_ticket *t)
 {
 	t->admitted = 0;
 	t->state = r->state;
 	t->epoch = r->epoch;
+	t->identity = r->identity;
 	if (r->state == STATE_OPEN)
 		t->retry_in_ms = r->open_until_ms > env->now_ms ?
 		    r->open_until_ms - env->now_ms : 0;
@@ -290,7 +380,121 @@ refuse(struct cb_record *r, const struct cb_env *env, struct cb_ticket *t)
 		t->retry_in_ms = -1;
 	snprintf(t->why, sizeof t->why, "%s", r->reason);
 	r->rejected++;
-	mark(r, OUTCOME_REJECTED, 0);
+	if (r->refused_since_run < UINT32_MAX)
+		r->refused_since_run++;
+}
+
+/* Remove the slot at i of an array of n. */
+static void
+slot_remove(struct cb_slot *slots, uint16_t *n, unsigned i)
+{
+	memmove(&slots[i], &slots[i + 1], (*n - i - 1) * sizeof slots[0]);
+	(*n)--;
+}
+
+/* A run slot whose holder died or whose lease passed: no failure. */
+static int
+running_reclaim(struct cb_record *r, const struct cb_env *env)
+{
+	char		buf[64];
+	unsigned	i;
+	int		changed = 0;
+
+	for (i = 0; i < r->nrunning; ) {
+		if (slot_lost(&r->running[i], env, buf, sizeof buf) != NULL) {
+			slot_remove(r->running, &r->nrunning, i);
+			changed = 1;
+		} else
+			i++;
+	}
+	return changed;
+}
+
+static unsigned
+max_running(const struct cb_policy *p)
+{
+	return p->max_concurrent < RECORD_MAX_RUNNING ? p->max_concurrent :
+	    RECORD_MAX_RUNNING;
+}
+
+/* Every run slot is taken: refuse as busy, listing the holders. */
+static void
+refuse_busy(struct cb_record *r, const struct cb_policy *p,
+    struct cb_ticket *t)
+{
+	unsigned	i;
+
+	t->admitted = 0;
+	t->busy = 1;
+	t->state = r->state;
+	t->epoch = r->epoch;
+	t->identity = r->identity;
+	t->retry_in_ms = -1;
+	t->nrunning = r->nrunning;
+	t->max_running = max_running(p);
+	for (i = 0; i < r->nrunning && i < BREAKER_MAX_HOLDERS; i++)
+		t->holders[i] = r->running[i];
+	t->nholders = i;
+	snprintf(t->why, sizeof t->why, "%u of %u running",
+	    (unsigned)r->nrunning, t->max_running);
+	r->busy++;
+	if (r->refused_since_run < UINT32_MAX)
+		r->refused_since_run++;
+}
+
+/* Open: refuse, or move to half-open once the cool-down is over.
+ * Returns 1 when the call was refused. */
+static int
+admit_open(struct cb_record *r, const struct cb_env *env,
+    struct cb_ticket *t, struct cb_effects *fx)
+{
+	int64_t	len;
+
+	/*
+	 * The clock may have stepped back since the breaker opened: it
+	 * never stays open longer than one open period from now.
+	 */
+	len = r->open_until_ms - r->opened_at_ms;
+	if (len < 0)
+		len = 0;
+	if (r->open_until_ms - env->now_ms > len) {
+		r->opened_at_ms = env->now_ms;
+		r->open_until_ms = env->now_ms + len;
+	}
+	if (env->now_ms < r->open_until_ms) {
+		refuse(r, env, t);
+		return 1;
+	}
+	transition(r, env, STATE_HALF_OPEN, "cool-down elapsed", fx);
+	return 0;
+}
+
+/* Half-open: a lost probe slot re-opens; else is a probe slot free?
+ * Returns 1 when the call was refused. */
+static int
+admit_half_open(struct cb_record *r, const struct cb_policy *p,
+    const struct cb_env *env, struct cb_ticket *t, struct cb_effects *fx)
+{
+	char		 buf[RECORD_REASON_MAX];
+	const char	*lost;
+	unsigned	 i;
+
+	for (i = 0; i < r->nslots; i++) {
+		lost = slot_lost(&r->slots[i], env, buf, sizeof buf);
+		if (lost != NULL) {
+			reopen(r, p, env, lost, fx);
+			refuse(r, env, t);
+			return 1;
+		}
+	}
+	if (r->nslots >= p->half_open_max_calls ||
+	    r->nslots >= RECORD_MAX_SLOTS) {
+		refuse(r, env, t);
+		snprintf(t->why, sizeof t->why, "%u of %u probes running",
+		    (unsigned)r->nslots, p->half_open_max_calls);
+		return 1;
+	}
+	return 0;
 }
 
 int
@@ -298,63 +502,45 @@ breaker_admit(struct cb_record *r, const struct cb_policy *p,
     const struct cb_env *env, const struct cb_slot *self,
     struct cb_ticket *t, struct cb_effects *fx)
 {
-	char		 buf[RECORD_REASON_MAX];
-	const char	*lost;
-	int64_t		 len;
-	unsigned	 i;
+	struct cb_slot	me = *self;
+	int		changed;
 
 	memset(t, 0, sizeof *t);
+	changed = env->now_ms - r->last_used_ms >= BREAKER_TOUCH_MS ||
+	    r->last_used_ms - env->now_ms >= BREAKER_TOUCH_MS;
 	r->last_used_ms = env->now_ms;
+	me.since_ms = env->now_ms;
+	if (me.lease_ms <= 0 && me.lease_until_ms > env->now_ms)
+		me.lease_ms = me.lease_until_ms - env->now_ms;
+	changed |= leases_cap(r, env->now_ms);
+	changed |= running_reclaim(r, env);
 
-	if (r->state == STATE_OPEN) {
-		/*
-		 * The clock may have stepped back since the breaker opened:
-		 * it never stays open longer than one open period from now.
-		 */
-		len = r->open_until_ms - r->opened_at_ms;
-		if (len < 0)
-			len = 0;
-		if (r->open_until_ms - env->now_ms > len) {
-			r->opened_at_ms = env->now_ms;
-			r->open_until_ms = env->now_ms + len;
-		}
-		if (env->now_ms < r->open_until_ms) {
-			refuse(r, env, t);
-			return 1;
-		}
-		transition(r, env, STATE_HALF_OPEN, "cool-down elapsed", fx);
-	}
-
-	if (r->state == STATE_HALF_OPEN) {
-		for (i = 0; i < r->nslots; i++) {
-			lost = slot_lost(&r->slots[i], env, buf, sizeof buf);
-			if (lost != NULL) {
-				reopen(r, p, env, lost, fx);
-				refuse(r, env, t);
-				return 1;
-			}
-		}
-		if (r->nslots >= p->half_open_max_calls ||
-		    r->nslots >= RECORD_MAX_SLOTS) {
-			refuse(r, env, t);
-			snprintf(t->why, sizeof t->why,
-			    "%u of %u probes running", (unsigned)r->nslots,
-			    p->half_open_max_calls);
-			return 1;
-		}
-		r->slots[r->nslots++] = *self;
-		t->admitted = 1;
-		t->probe = 1;
-		t->token = self->token;
-		t->state = STATE_HALF_OPEN;
-		t->epoch = r->epoch;
+	if (r->state == STATE_OPEN && admit_open(r, env, t, fx))
+		return 1;
+	if (r->state == STATE_HALF_OPEN && admit_half_open(r, p, env, t, fx))
+		return 1;
+	if (p->max_concurrent > 0 && r->nrunning >= max_running(p)) {
+		refuse_busy(r, p, t);
 		return 1;
 	}
 
 	t->admitted = 1;
-	t->state = STATE_CLOSED;
+	t->state = r->state;
 	t->epoch = r->epoch;
-	return 0;
+	t->identity = r->identity;
+	t->token = me.token;
+	snapshot(r, p);
+	if (r->state == STATE_HALF_OPEN) {
+		r->slots[r->nslots++] = me;
+		t->probe = 1;
+		changed = 1;
+	}
+	if (p->max_concurrent > 0) {
+		r->running[r->nrunning++] = me;
+		t->running = 1;
+		changed = 1;
+	}
+	return changed || r->state != STATE_CLOSED;
 }
 
 static int
@@ -368,18 +554,40 @@ has_slot(const struct cb_record *r, uint64_t token)
 	return 0;
 }
 
+static const struct cb_slot *
+find_slot(const struct cb_record *r, uint64_t token)
+{
+	unsigned	i;
+
+	for (i = 0; i < r->nslots; i++)
+		if (r->slots[i].token == token)
+			return &r->slots[i];
+	return NULL;
+}
+
 static void
 free_slot(struct cb_record *r, uint64_t token)
 {
 	unsigned	i;
 
 	for (i = 0; i < r->nslots; i++) {
-		if (r->slots[i].token != token)
-			continue;
-		memmove(&r->slots[i], &r->slots[i + 1],
-		    (r->nslots - i - 1) * sizeof r->slots[0]);
-		r->nslots--;
-		return;
+		if (r->slots[i].token == token) {
+			slot_remove(r->slots, &r->nslots, i);
+			return;
+		}
+	}
+}
+
+static void
+free_running(struct cb_record *r, uint64_t token)
+{
+	unsigned	i;
+
+	for (i = 0; i < r->nrunning; i++) {
+		if (r->running[i].token == token) {
+			slot_remove(r->running, &r->nrunning, i);
+			return;
+		}
 	}
 }
 
@@ -396,14 +604,24 @@ probe_failed_reason(const struct cb_run *run, char *buf, size_t len)
 		snprintf(buf, len, "probe failed");
 }
 
-enum cb_outcome
-breaker_record(struct cb_record *r, const struct cb_policy *p,
-    const struct cb_env *env, const struct cb_ticket *t,
-    const struct cb_run *run, struct cb_effects *fx)
+static void
+last_failure(struct cb_record *r, const struct cb_env *env,
+    const struct cb_run *run)
 {
-	char		reason[RECORD_REASON_MAX];
-	enum cb_outcome	o;
+	struct cb_lastfail	*f = &r->last_failure;
 
+	f->at_ms = env->now_ms;
+	f->exit_code = run->exit_code;
+	f->signal = run->signal;
+	f->timed_out = run->timed_out != 0;
+	f->duration_ms = r->last_duration_ms;
+}
+
+/* Count a run in the totals and as the last one. */
+static void
+count_run(struct cb_record *r, const struct cb_env *env,
+    const struct cb_run *run)
+{
 	r->last_used_ms = env->now_ms;
 	r->last_run_at_ms = env->now_ms;
 	r->last_exit = run->exit_code;
@@ -414,6 +632,91 @@ breaker_record(struct cb_record *r, const struct cb_policy *p,
 	r->calls++;
 	if (run->timed_out)
 		r->timeouts++;
+}
+
+/* A success in the closed or half-open state. */
+static void
+record_success(struct cb_record *r, const struct cb_policy *p,
+    const struct cb_env *env, struct cb_effects *fx)
+{
+	char	reason[RECORD_REASON_MAX];
+
+	r->successes++;
+	if (r->state == STATE_HALF_OPEN) {
+		if (++r->half_open_successes >= p->half_open_max_calls) {
+			snprintf(reason, sizeof reason, "%u probe%s succeeded",
+			    r->half_open_successes,
+			    r->half_open_successes == 1 ? "" : "s");
+			close_breaker(r, env, reason, NULL, fx);
+		}
+		return;
+	}
+	r->consecutive_failures = 0;
+	window_push(r, p, 0);
+	/* A success enters the rate window: it may complete min_calls. */
+	if (p->trip_policy == TRIP_RATE)
+		maybe_trip(r, p, env, fx);
+}
+
+/* A failure in the closed or half-open state. */
+static void
+record_failure(struct cb_record *r, const struct cb_policy *p,
+    const struct cb_env *env, const struct cb_run *run,
+    struct cb_effects *fx)
+{
+	char	reason[RECORD_REASON_MAX];
+
+	r->failures++;
+	last_failure(r, env, run);
+	if (r->state == STATE_HALF_OPEN) {
+		probe_failed_reason(run, reason, sizeof reason);
+		reopen(r, p, env, reason, fx);
+		return;
+	}
+	r->consecutive_failures++;
+	window_push(r, p, 1);
+	/* Times after now are from before the clock stepped back. */
+	while (r->nfailtimes > 0 &&
+	    r->failtimes[r->nfailtimes - 1] > env->now_ms)
+		r->nfailtimes--;
+	failtimes_trim(r, p->trip_failures - 1);
+	r->failtimes[r->nfailtimes++] = env->now_ms;
+	maybe_trip(r, p, env, fx);
+}
+
+/* The probe's lease ended before its outcome came: a dropped permit. */
+static void
+record_late(struct cb_record *r, const struct cb_policy *p,
+    const struct cb_env *env, const struct cb_run *run,
+    const struct cb_ticket *t, struct cb_effects *fx)
+{
+	mark(r, env, OUTCOME_FAILURE, run);
+	free_slot(r, t->token);
+	r->failures++;
+	reopen(r, p, env, "probe lease expired before its release", fx);
+	if (fx != NULL)
+		fx->late = 1;
+}
+
+enum cb_outcome
+breaker_record(struct cb_record *r, const struct cb_policy *p,
+    const struct cb_env *env, const struct cb_ticket *t,
+    const struct cb_run *run, struct cb_effects *fx)
+{
+	const struct cb_slot	*slot;
+	enum cb_outcome		 o;
+
+	count_run(r, env, run);
+	leases_cap(r, env->now_ms);
+	if (t->identity != r->identity) {
+		/* Another breaker of the same name: none of its slots. */
+		r->stale++;
+		mark(r, env, OUTCOME_STALE, run);
+		return OUTCOME_STALE;
+	}
+	if (t->running)
+		free_running(r, t->token);
+	snapshot(r, p);
 
 	/*
 	 * A probe whose slot is gone was recorded already (a token released
@@ -422,49 +725,27 @@ breaker_record(struct cb_record *r, const struct cb_policy *p,
 	if (t->epoch != r->epoch || r->state == STATE_OPEN ||
 	    (t->probe && !has_slot(r, t->token))) {
 		r->stale++;
-		mark(r, OUTCOME_STALE, run->timed_out);
+		mark(r, env, OUTCOME_STALE, run);
 		return OUTCOME_STALE;
+	}
+	if (t->probe && (slot = find_slot(r, t->token)) != NULL &&
+	    slot->lease_until_ms <= env->now_ms) {
+		record_late(r, p, env, run, t, fx);
+		return OUTCOME_FAILURE;
 	}
 	o = run->outcome == OUTCOME_SUCCESS || run->outcome ==
 	    OUTCOME_FAILURE || run->outcome == OUTCOME_INTERRUPTED ?
 	    run->outcome : OUTCOME_IGNORED;
-	mark(r, o, run->timed_out);
+	mark(r, env, o, run);
 	if (t->probe)
 		free_slot(r, t->token);
 
 	switch (o) {
 	case OUTCOME_SUCCESS:
-		r->successes++;
-		if (r->state == STATE_HALF_OPEN) {
-			if (++r->half_open_successes >=
-			    p->half_open_max_calls) {
-				snprintf(reason, sizeof reason,
-				    "%u probe%s succeeded",
-				    r->half_open_successes,
-				    r->half_open_successes == 1 ? "" : "s");
-				close_breaker(r, env, reason, NULL, fx);
-			}
-			break;
-		}
-		r->consecutive_failures = 0;
-		window_push(r, p, 0);
+		record_success(r, p, env, fx);
 		break;
 	case OUTCOME_FAILURE:
-		r->failures++;
-		if (r->state == STATE_HALF_OPEN) {
-			probe_failed_reason(run, reason, sizeof reason);
-			reopen(r, p, env, reason, fx);
-			break;
-		}
-		r->consecutive_failures++;
-		window_push(r, p, 1);
-		/* Times after now are from before the clock stepped back. */
-		while (r->nfailtimes > 0 &&
-		    r->failtimes[r->nfailtimes - 1] > env->now_ms)
-			r->nfailtimes--;
-		failtimes_trim(r, p->trip_failures - 1);
-		r->failtimes[r->nfailtimes++] = env->now_ms;
-		maybe_trip(r, p, env, fx);
+		record_failure(r, p, env, run, fx);
 		break;
 	case OUTCOME_INTERRUPTED:
 		r->interrupted++;
@@ -474,6 +755,107 @@ breaker_record(struct cb_record *r, const struct cb_policy *p,
 		break;
 	}
 	return o;
+}
+
+enum cb_outcome
+breaker_record_anew(struct cb_record *r, const struct cb_policy *p,
+    const struct cb_env *env, const struct cb_run *run,
+    struct cb_effects *fx)
+{
+	struct cb_ticket	t;
+
+	breaker_init(r, env);
+	memset(&t, 0, sizeof t);
+	t.admitted = 1;
+	t.state = STATE_CLOSED;
+	t.epoch = r->epoch;
+	t.identity = r->identity;
+	return breaker_record(r, p, env, &t, run, fx);
+}
+
+int
+breaker_removable(const struct cb_record *r, const struct cb_env *env)
+{
+	unsigned	i;
+
+	if (r->state != STATE_CLOSED)
+		return 0;
+	for (i = 0; i < r->nrunning; i++)
+		if (breaker_slot_live(&r->running[i], env))
+			return 0;
+	return 1;
+}
+
+int64_t
+breaker_last_used(const struct cb_record *r)
+{
+	int64_t		t = r->last_used_ms;
+	unsigned	i;
+
+	if (r->last_run_at_ms > t)
+		t = r->last_run_at_ms;
+	for (i = 0; i < r->nrunning; i++)
+		if (r->running[i].since_ms > t)
+			t = r->running[i].since_ms;
+	return t;
+}
+
+int
+breaker_policy(const struct cb_record *r, const struct cb_policy *base,
+    struct cb_policy *out)
+{
+	const struct cb_snapshot	*s = &r->policy;
+
+	*out = *base;
+	if (!s->set)
+		return 0;
+	out->trip_policy = s->trip_policy <= TRIP_TIME ?
+	    (enum cb_trip_policy)s->trip_policy : TRIP_CONSECUTIVE;
+	out->preset = s->preset;
+	out->trip_failures = s->trip_failures;
+	out->trip_period_ms = s->trip_period_ms;
+	out->trip_window = s->trip_window;
+	out->trip_min_calls = s->trip_min_calls;
+	out->trip_failure_rate = s->trip_failure_rate;
+	out->open_timeout_ms = s->open_timeout_ms;
+	out->max_open_timeout_ms = s->max_open_timeout_ms;
+	out->backoff = s->backoff;
+	out->half_open_max_calls = s->half_open_max_calls;
+	out->timeout_ms = s->timeout_ms;
+	out->max_concurrent = s->max_concurrent;
+	return 1;
+}
+
+void
+breaker_window(const struct cb_record *r, unsigned *calls,
+    unsigned *failures)
+{
+	*calls = r->wlen;
+	*failures = window_failures(r);
+}
+
+const char *
+breaker_trip_name(enum cb_trip_policy tp)
+{
+	switch (tp) {
+	case TRIP_RATE:
+		return "rate";
+	case TRIP_TIME:
+		return "time";
+	default:
+		return "consecutive";
+	}
+}
+
+int
+breaker_never_changed(const struct cb_record *r)
+{
+	unsigned	i;
+
+	for (i = 0; i < STATE_COUNT; i++)
+		if (r->transitions[i] != 0)
+			return 0;
+	return r->nhist == 0;
 }
 
 void
@@ -486,6 +868,7 @@ breaker_trip(struct cb_record *r, const struct cb_policy *p,
 		open_for(r, p, env, for_ms, 0, reason, user, fx);
 	else
 		open_for(r, p, env, cooldown(r, p), 1, reason, user, fx);
+	r->manual = 1;
 }
 
 void
@@ -496,6 +879,7 @@ breaker_reset(struct cb_record *r, const struct cb_policy *p,
 	(void)p;
 	r->last_used_ms = env->now_ms;
 	close_breaker(r, env, reason, user, fx);
+	r->manual = 1;
 }
 
 void

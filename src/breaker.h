@@ -43,6 +43,8 @@ enum cb_liveness {
 struct cb_env {
 	int64_t		 now_ms;	/* wall clock */
 	double		 jitter_u;	/* a draw from U[0,1) */
+	uint64_t	 rand64;	/* a random draw: the identity of a
+					 * record made (breaker_init) */
 	/* Liveness oracle for slot holders; NULL treats all as unknown. */
 	enum cb_liveness (*alive)(const struct cb_slot *, void *);
 	void		*alive_ctx;
@@ -61,19 +63,35 @@ struct cb_transition {
 struct cb_effects {
 	int			ntrans;
 	struct cb_transition	trans[BREAKER_MAX_EFFECTS];
+	/* breaker_record: the outcome came after its probe lease had ended,
+	 * and its slot was reclaimed as a failure (SPEC 2, Late release). */
+	int			late;
 };
+
+/* Holders a busy refusal lists (the first ones). */
+#define BREAKER_MAX_HOLDERS	4
 
 /* What admission decided, handed back to breaker_record(). */
 struct cb_ticket {
 	int		admitted;
 	int		probe;		/* holds a half-open slot */
+	int		running;	/* holds a run slot (SPEC 2b) */
 	uint64_t	epoch;		/* admitted under this epoch */
-	uint64_t	token;		/* the slot's token when probe */
+	uint64_t	identity;	/* of the record admitted under */
+	uint64_t	token;		/* the slots' token when probe or
+					 * running */
 	/* When refused: the state that refused, how long until a probe may
 	 * run (-1: when a probe slot frees), and why it is open. */
 	enum cb_state	state;
 	int64_t		retry_in_ms;
 	char		why[RECORD_REASON_MAX];
+	/* Refused because every run slot is taken: how many are held of
+	 * how many, and the first holders (busy is 0 otherwise). */
+	int		busy;
+	unsigned	nrunning;
+	unsigned	max_running;
+	unsigned	nholders;
+	struct cb_slot	holders[BREAKER_MAX_HOLDERS];
 };
 
 /* One finished run, as classify() judged it. */
@@ -84,33 +102,104 @@ struct cb_run {
 	int		signal;		/* died of this signal, or 0 */
 	int		exit_code;	/* what cbexec exits with, -1: none */
 	int64_t		duration_ms;
+	int		probe_command;	/* the run of a `probe` command
+					 * (SPEC 2c): marked so */
 };
 
 /*
- * Decide whether a call may run now.  Performs the lazy open -> half-open
+ * A new closed record created at env->now_ms with identity env->rand64:
+ * what a store that has no record for a name starts from.
+ */
+void	breaker_init(struct cb_record *, const struct cb_env *);
+
+/*
+ * Decide whether a call may run now.  Caps every lease at its own length
+ * from now (the clock stepped back), performs the lazy open -> half-open
  * transition, reclaims probe slots whose holder is dead or whose lease has
  * passed (re-opening the breaker and refusing this call), and takes a slot
- * for a half-open probe using self's token, lease and holder fields.  A
- * refusal counts in r->rejected.  Always updates r->last_used_ms.
+ * for a half-open probe using self's token, lease and holder fields.
  *
- * Returns 1 when r changed in a way that must be written, 0 when it did not
- * (a closed admission changes nothing but last_used_ms, which the caller
- * may choose not to persist on every call).
+ * With p->max_concurrent > 0 (SPEC 2b) an admitted call, in any state, also
+ * takes a run slot with self's fields; run slots whose holder died or whose
+ * lease passed are reclaimed silently first (a crash is no failure).  When
+ * every run slot is taken the call is refused as busy: t->busy, the holders
+ * in t, r->busy counted; busy feeds no trip policy.  In half-open,
+ * half_open_max_calls still bounds the probes among the running calls.
+ *
+ * self's since_ms is set to now, and its lease_ms to the lease's length
+ * when it is 0.  A refusal as open counts in r->rejected, any refusal in
+ * r->refused_since_run; none enters the runs strip.  An admitted call
+ * records p in r->policy.  Always updates r->last_used_ms.
+ *
+ * Returns 1 when r changed in a way that must be written, 0 when it did not:
+ * a closed admission that takes no run slot changes nothing but
+ * last_used_ms (and the policy snapshot), and asks for a write only when
+ * last_used is a minute old or more, so that gc and eviction see a breaker
+ * in use.
  */
 int	breaker_admit(struct cb_record *, const struct cb_policy *,
 	    const struct cb_env *, const struct cb_slot *self,
 	    struct cb_ticket *, struct cb_effects *);
 
 /*
- * Record the outcome of an admitted call: frees its probe slot, counts it,
- * and applies the trip policy or the half-open verdict.  An outcome whose
- * ticket epoch is not r's epoch is stale, and so is a probe's whose slot
- * is no longer there.  Returns the outcome as counted
- * (the run's own, or OUTCOME_STALE).
+ * Record the outcome of an admitted call: frees its probe and run slots,
+ * counts it, and applies the trip policy (after every outcome that enters
+ * its window, a success included) or the half-open verdict.  An outcome
+ * whose ticket epoch or identity is not r's is stale, and so is a probe's
+ * whose slot is no longer there.  A probe's outcome that arrives after its
+ * lease ended while its slot is still held is a dropped permit: the slot
+ * is reclaimed as a failure (the breaker re-opens), fx->late is set and
+ * OUTCOME_FAILURE returned, whatever the run's own outcome.  Records p in
+ * r->policy, and a failure in r->last_failure.  Returns the outcome as
+ * counted (the run's own, OUTCOME_STALE, or OUTCOME_FAILURE when late).
  */
 enum cb_outcome	breaker_record(struct cb_record *, const struct cb_policy *,
 		    const struct cb_env *, const struct cb_ticket *,
 		    const struct cb_run *, struct cb_effects *);
+
+/*
+ * The outcome of an admitted call whose record has vanished (forget, gc,
+ * eviction while it ran): r is made anew (breaker_init) and the outcome
+ * counted there as a closed-state call of the new record, never lost.
+ */
+enum cb_outcome	breaker_record_anew(struct cb_record *,
+		    const struct cb_policy *, const struct cb_env *,
+		    const struct cb_run *, struct cb_effects *);
+
+/*
+ * May gc remove r, or eviction evict it?  Only a closed record that holds
+ * no live run slot (holder alive or unknown, lease not passed; the env's
+ * oracle judges) may go.  Returns 1 if it may.
+ */
+int	breaker_removable(const struct cb_record *, const struct cb_env *);
+
+/*
+ * Eviction's rank: the last time r was in use (last_used, the last run, a
+ * run slot taken), least recently used evicted first.
+ */
+int64_t	breaker_last_used(const struct cb_record *);
+
+/* Is this probe or run slot's holder live at env->now_ms (lease capped at
+ * its length, holder not dead)?  For status's `running`. */
+int	breaker_slot_live(const struct cb_slot *, const struct cb_env *);
+
+/*
+ * The policy r last ran under (r->policy), laid over base (the config's
+ * guess, for the keys a snapshot does not keep) into out.  Returns 1 when
+ * r has a snapshot, 0 when out is base (r never ran under version 3).
+ */
+int	breaker_policy(const struct cb_record *, const struct cb_policy *base,
+	    struct cb_policy *out);
+
+/* The rate window: calls in it and failures among them. */
+void	breaker_window(const struct cb_record *, unsigned *calls,
+	    unsigned *failures);
+
+/* "consecutive", "rate", "time". */
+const char	*breaker_trip_name(enum cb_trip_policy);
+
+/* 1 if r never changed state since it was made. */
+int	breaker_never_changed(const struct cb_record *);
 
 /*
  * Manual trip: open r for for_ms (0: the current cool-down) whatever its

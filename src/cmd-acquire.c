@@ -10,11 +10,13 @@
  * start time and the boot id, so a script that dies frees the slot at the
  * next call.  The token codec lives here too.
  *
- * A token is "cb1-" and the lower-case hex of: u8 version, u8 flags (1
- * probe, 2 unguarded), u64 epoch, u64 slot token, i64 acquired-at in wall
- * milliseconds, u8 name length, the name, and a u32 FNV-1a checksum of all
- * that, each integer little-endian.  The checksum catches a token cut or
- * mistyped; it is no secret (anyone who can write the state file can do
+ * A token is "cb1-" and the lower-case hex of: u8 version (2), u8 flags (1
+ * probe, 2 unguarded, 4 running: holds a run slot), u64 epoch, u64 slot
+ * token, u64 record identity, i64 acquired-at in wall milliseconds, u8
+ * name length, the name, and a u32 FNV-1a checksum of all that, each
+ * integer little-endian.  A version 1 token (cbexec 0.1) has no identity
+ * and stands for identity 0, which records of 0.1 keep.  The checksum
+ * catches a token cut or mistyped; it is no secret (anyone who can write the state file can do
  * more than forge a token).
  */
 #include <errno.h>
@@ -31,8 +33,9 @@
 #include "record.h"
 
 #define TOKEN_PREFIX	"cb1-"
-#define TOKEN_VERSION	1
-#define TOKEN_FIXED	(1 + 1 + 8 + 8 + 8 + 1)	/* before the name */
+#define TOKEN_VERSION	2
+#define TOKEN_FIXED_V1	(1 + 1 + 8 + 8 + 8 + 1)	/* before the name */
+#define TOKEN_FIXED	(TOKEN_FIXED_V1 + 8)
 #define TOKEN_MAX	(TOKEN_FIXED + 255 + 4)
 
 static uint32_t
@@ -59,9 +62,11 @@ token_encode(const struct cb_token *t, char *out, size_t outlen)
 		namelen = 255;
 	buf_add_u8(&b, TOKEN_VERSION);
 	buf_add_u8(&b, (uint8_t)((t->probe ? TOKEN_PROBE : 0) |
-	    (t->unguarded ? TOKEN_UNGUARDED : 0)));
+	    (t->unguarded ? TOKEN_UNGUARDED : 0) |
+	    (t->running ? TOKEN_RUNNING : 0)));
 	buf_add_u64(&b, t->epoch);
 	buf_add_u64(&b, t->slot);
+	buf_add_u64(&b, t->identity);
 	buf_add_u64(&b, (uint64_t)t->acquired_ms);
 	buf_add_u8(&b, (uint8_t)namelen);
 	buf_add(&b, t->name, namelen);
@@ -92,7 +97,7 @@ token_decode(const char *s, struct cb_token *t, struct cb_err *err)
 {
 	uint8_t		 raw[TOKEN_MAX];
 	const char	*h;
-	size_t		 hexlen, len, i, namelen;
+	size_t		 hexlen, len, i, namelen, fixed;
 	int		 hi, lo;
 
 	memset(t, 0, sizeof *t);
@@ -104,7 +109,7 @@ token_decode(const char *s, struct cb_token *t, struct cb_err *err)
 	h = s + strlen(TOKEN_PREFIX);
 	hexlen = strlen(h);
 	if (hexlen % 2 != 0 || hexlen / 2 > sizeof raw ||
-	    hexlen / 2 < TOKEN_FIXED + 1 + 4) {
+	    hexlen / 2 < TOKEN_FIXED_V1 + 1 + 4) {
 		err_set(err, "cut short or too long");
 		return -1;
 	}
@@ -119,8 +124,13 @@ token_decode(const char *s, struct cb_token *t, struct cb_err *err)
 		}
 		raw[i] = (uint8_t)(hi << 4 | lo);
 	}
-	namelen = raw[TOKEN_FIXED - 1];
-	if (len != TOKEN_FIXED + namelen + 4) {
+	fixed = raw[0] == 1 ? TOKEN_FIXED_V1 : TOKEN_FIXED;
+	if (len < fixed + 1 + 4) {
+		err_set(err, "cut short or too long");
+		return -1;
+	}
+	namelen = raw[fixed - 1];
+	if (len != fixed + namelen + 4) {
 		err_set(err, "cut short or too long");
 		return -1;
 	}
@@ -128,25 +138,28 @@ token_decode(const char *s, struct cb_token *t, struct cb_err *err)
 		err_set(err, "checksum mismatch (cut or mistyped?)");
 		return -1;
 	}
-	if (raw[0] != TOKEN_VERSION) {
+	if (raw[0] != 1 && raw[0] != TOKEN_VERSION) {
 		err_set(err, "token version %u, this cbexec knows %u",
 		    raw[0], TOKEN_VERSION);
 		return -1;
 	}
-	if ((raw[1] & ~(TOKEN_PROBE | TOKEN_UNGUARDED)) != 0) {
+	if ((raw[1] & ~(TOKEN_PROBE | TOKEN_UNGUARDED | TOKEN_RUNNING)) != 0) {
 		err_set(err, "unknown flags 0x%02x", raw[1]);
 		return -1;
 	}
 	t->probe = (raw[1] & TOKEN_PROBE) != 0;
 	t->unguarded = (raw[1] & TOKEN_UNGUARDED) != 0;
+	t->running = (raw[1] & TOKEN_RUNNING) != 0;
 	t->epoch = get_u64(raw + 2);
 	t->slot = get_u64(raw + 10);
-	t->acquired_ms = (int64_t)get_u64(raw + 18);
+	if (raw[0] >= 2)
+		t->identity = get_u64(raw + 18);
+	t->acquired_ms = (int64_t)get_u64(raw + fixed - 9);
 	if (t->acquired_ms < 0 || t->acquired_ms > (int64_t)1 << 53) {
 		err_set(err, "its time is not one acquire writes");
 		return -1;
 	}
-	memcpy(t->name, raw + TOKEN_FIXED, namelen);
+	memcpy(t->name, raw + fixed, namelen);
 	t->name[namelen] = '\0';
 	if (strlen(t->name) != namelen ||
 	    cmd_name_valid(t->name, err) == -1) {
@@ -320,8 +333,10 @@ cmd_acquire_exec(struct cb_ctx *ctx, int argc, char **argv)
 		return p.open_exit_code;
 	}
 	tok.probe = st.ticket.probe;
+	tok.running = st.ticket.running;
 	tok.epoch = st.ticket.epoch;
-	tok.slot = st.ticket.probe ? st.ticket.token : 0;
+	tok.identity = st.ticket.identity;
+	tok.slot = st.ticket.probe || st.ticket.running ? st.ticket.token : 0;
 	tok.acquired_ms = st.env.now_ms;
 	token_encode(&tok, text, sizeof text);
 	if (ctx->verbose)

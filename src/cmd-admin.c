@@ -289,7 +289,7 @@ admin_cb(const uint8_t *old, size_t oldlen, struct cb_buf *out, void *arg,
 	if (old == NULL) {
 		if (!st->create)
 			return STORE_KEEP;
-		record_init(&st->rec, st->env.now_ms);
+		breaker_init(&st->rec, &st->env);
 	} else if (cmd_decode(st->ctx, st->name, old, oldlen, &st->rec,
 	    err) == -1)
 		return -1;

@@ -48,8 +48,8 @@ cmd_release_exec(struct cb_ctx *ctx, int argc, char **argv)
 		return cmd_usage(&cmd_release_entry, EXIT_USAGE);
 	}
 	if (token_decode(argv[1], &tok, &err) == -1) {
-		cmd_warnx("release: invalid token '%.80s%s': %s", argv[1],
-		    strlen(argv[1]) > 80 ? "..." : "", err.msg);
+		cmd_warnx("release: invalid token '%.120s%s': %s", argv[1],
+		    strlen(argv[1]) > 120 ? "..." : "", err.msg);
 		return EXIT_USAGE;
 	}
 	if (tok.unguarded) {
@@ -74,7 +74,9 @@ cmd_release_exec(struct cb_ctx *ctx, int argc, char **argv)
 	cmd_env(ctx, &st.env);
 	st.ticket.admitted = 1;
 	st.ticket.probe = tok.probe;
+	st.ticket.running = tok.running;
 	st.ticket.epoch = tok.epoch;
+	st.ticket.identity = tok.identity;
 	st.ticket.token = tok.slot;
 	st.ticket.state = tok.probe ? STATE_HALF_OPEN : STATE_CLOSED;
 	st.run.outcome = as[i];

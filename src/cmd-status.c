@@ -201,7 +201,8 @@ retry_in(const struct cb_record *r, int64_t now, char *buf, size_t len)
 static enum strip_mark
 strip_mark(uint8_t m)
 {
-	switch (m & ~RECORD_MARK_TIMEOUT) {
+	m &= RECORD_MARK_OUTCOME | RECORD_MARK_TIMEOUT;
+	switch (m & RECORD_MARK_OUTCOME) {
 	case OUTCOME_REJECTED:
 		return SM_REJECTED;
 	case OUTCOME_INTERRUPTED:
@@ -229,7 +230,7 @@ mark_name(uint8_t m)
 	if (strip_mark(m) == SM_TIMEOUT)
 		return "timeout";
 	return breaker_outcome_name((enum cb_outcome)(m &
-	    ~RECORD_MARK_TIMEOUT));
+	    RECORD_MARK_OUTCOME));
 }
 
 /*
@@ -713,12 +714,18 @@ print_strip(struct status_walk *w)
 		    w->colour ? C_RESET : "");
 	}
 	if (r->nruns == 0) {
+		if (r->refused_since_run > 0)
+			fprintf(f, " (%u refused)", r->refused_since_run);
 		fputc('\n', f);
 		return;
 	}
-	fprintf(f, "  (last %u, newest last)\n", (unsigned)r->nruns);
+	fprintf(f, "  (last %u, newest last", (unsigned)r->nruns);
+	if (r->refused_since_run > 0)
+		fprintf(f, "; %u refused since", r->refused_since_run);
+	fputs(")\n", f);
 	fprintf(f, "%*s", LABEL_W + 2, "");
-	for (i = 0; i < SM_COUNT; i++)
+	/* Refusals are a count, not marks, since record version 3. */
+	for (i = 0; i < SM_REJECTED; i++)
 		fprintf(f, "%s%s %s", i ? "  " : "", marks[i], legend[i]);
 	fputc('\n', f);
 }

@@ -700,6 +700,7 @@ cmd_env(struct cb_ctx *ctx, struct cb_env *env)
 	env->now_ms = clock_wall_ms();
 	/* 53 random bits: a uniform double in [0, 1). */
 	env->jitter_u = (double)(clock_random() >> 11) / 9007199254740992.0;
+	env->rand64 = clock_random();
 	env->alive = holder_alive;
 	env->alive_ctx = ctx;
 }
@@ -713,10 +714,11 @@ cmd_admit_cb(const uint8_t *old, size_t oldlen, struct cb_buf *out,
 
 	memset(&c->fx, 0, sizeof c->fx);
 	if (old == NULL)
-		record_init(&c->rec, c->env.now_ms);
+		breaker_init(&c->rec, &c->env);
 	else if (cmd_decode(c->ctx, c->name, old, oldlen, &c->rec, err) == -1)
 		return -1;
-	if (c->rec.state != STATE_CLOSED && c->fill_self != NULL)
+	if ((c->rec.state != STATE_CLOSED || c->p->max_concurrent > 0) &&
+	    c->fill_self != NULL)
 		c->fill_self(c);
 	changed = breaker_admit(&c->rec, c->p, &c->env, &c->self, &c->ticket,
 	    &c->fx);

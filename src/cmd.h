@@ -276,12 +276,16 @@ void	run_refusal(struct cb_ctx *, const char *name,
 /* An acquire/release token (cmd-acquire.c). */
 #define TOKEN_PROBE		1
 #define TOKEN_UNGUARDED		2
-#define TOKEN_TEXT_MAX		(4 + 2 * (27 + 255 + 4) + 1)
+#define TOKEN_RUNNING		4
+#define TOKEN_TEXT_MAX		(4 + 2 * (35 + 255 + 4) + 1)
 struct cb_token {
 	int		probe;		/* holds a half-open slot */
 	int		unguarded;	/* CBEXEC_DISABLE=1: record nothing */
+	int		running;	/* holds a run slot */
 	uint64_t	epoch;
-	uint64_t	slot;		/* the slot's token when probe */
+	uint64_t	identity;	/* of the record; 0: a 0.1 token */
+	uint64_t	slot;		/* the slots' token when probe or
+					 * running */
 	int64_t		acquired_ms;	/* wall clock */
 	char		name[256];
 };

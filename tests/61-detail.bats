@@ -71,7 +71,7 @@ setup() {
 	assert_line '     Policy: trip after 5 consecutive failures; open 1m, x2 per failed probe up to 10m; 1 probe; on open: fail (exit 75)'
 }
 
-@test "the runs strip: one ASCII mark per outcome, newest last, with a legend" {
+@test "the runs strip: one ASCII mark per run that ran, newest last, refusals counted, with a legend" {
 	ok_n x 1
 	fail_n x 1
 	run -124 cb run x -t 100ms -k 100ms -- sleep 5
@@ -80,8 +80,8 @@ setup() {
 	run -75 cb run x -- true
 	ok_n y 1
 	run -0 cb status x
-	assert_line '       Runs: +xT.xxx-  (last 8, newest last)'
-	assert_line '             + success  x failure  T timeout  . ignored/interrupted/stale  - rejected'
+	assert_line '       Runs: +xT.xxx  (last 7, newest last; 1 refused since)'
+	assert_line '             + success  x failure  T timeout  . ignored/interrupted/stale'
 }
 
 @test "the runs strip uses UTF-8 marks in a UTF-8 locale" {
@@ -92,8 +92,8 @@ setup() {
 	fail_n x 3
 	run -75 cb run x -- true
 	LC_ALL=C.UTF-8 run -0 cb status x
-	assert_line '       Runs: ✓✗⏱·✗✗✗⊘  (last 8, newest last)'
-	assert_line '             ✓ success  ✗ failure  ⏱ timeout  · ignored/interrupted/stale  ⊘ rejected'
+	assert_line '       Runs: ✓✗⏱·✗✗✗  (last 7, newest last; 1 refused since)'
+	assert_line '             ✓ success  ✗ failure  ⏱ timeout  · ignored/interrupted/stale'
 	assert_line --index 0 '● x - open (epoch 1)'
 	assert_line --partial 'closed → open'
 }

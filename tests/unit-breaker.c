@@ -1331,10 +1331,12 @@ test_breaker_history(void)
 	open_by_failures(&r, &p, T0 + SEC);
 	t = admit_at(&r, &p, T0 + 2 * SEC, 1);
 	CHECK_EQ(t.admitted, 0);
-	CHECK_EQ(r.nruns, 7);
+	/* A refusal is counted, not marked: the strip holds runs that ran. */
+	CHECK_EQ(r.nruns, 6);
 	CHECK_EQ(r.runs[0], OUTCOME_SUCCESS);
 	CHECK_EQ(r.runs[5], OUTCOME_FAILURE);
-	CHECK_EQ(r.runs[6], OUTCOME_REJECTED);
+	CHECK_EQ(r.refused_since_run, 1);
+	CHECK_EQ(r.rejected, 1);
 	CHECK_EQ(r.nhist, 1);
 	CHECK_EQ(r.hist[0].at_ms, T0 + SEC);
 	CHECK_EQ(r.hist[0].from, STATE_CLOSED);
@@ -1451,9 +1453,710 @@ test_breaker_duration_bounded(void)
 	buf_free(&b);
 }
 
+/* ------------------------------------------------------------------ */
+/* record format version 3 and issues 10, 11 and 13 */
+
+/* A run ending in o with exit code, signal and timeout as given. */
+static struct cb_run
+run_of(enum cb_outcome o, int exit_code, int sig, int timed_out)
+{
+	struct cb_run	run;
+
+	memset(&run, 0, sizeof run);
+	run.outcome = o;
+	run.exit_code = exit_code;
+	run.signal = sig;
+	run.timed_out = timed_out;
+	run.duration_ms = 250;
+	return run;
+}
+
+/* Admit with a holder whose lease is lease_ms long from now. */
+static struct cb_ticket
+admit_lease(struct cb_record *r, const struct cb_policy *p,
+    const struct cb_env *env, uint64_t token, int64_t lease_ms, int *changed)
+{
+	struct cb_ticket	t;
+	struct cb_effects	fx;
+	struct cb_slot		self;
+	int			c;
+
+	self = holder(token, env->now_ms + lease_ms);
+	memset(&fx, 0, sizeof fx);
+	c = breaker_admit(r, p, env, &self, &t, &fx);
+	if (changed != NULL)
+		*changed = c;
+	return t;
+}
+
+/*
+ * Issue 10.9, SPEC 2 "Verdicts": the trip policy is evaluated after every
+ * outcome that enters its window, a success included.
+ */
+static void
+test_breaker_verdict_after_success(void)
+{
+	static const struct {
+		const char	*seq;
+		uint32_t	 window, min_calls;
+		double		 rate;
+		int		 opens_at;	/* 1-based call, 0: never */
+	} cases[] = {
+		{ "FFFSS", 5, 5, 0.5, 5 },	/* 60% once min_calls is met */
+		{ "FFSSS", 5, 5, 0.5, 0 },	/* 40% */
+		{ "FFFS", 5, 5, 0.5, 0 },	/* min_calls not met */
+		{ "SSFFF", 5, 5, 0.5, 5 },
+		{ "FFFFS", 5, 5, 0.8, 5 },	/* 80% */
+		{ "FSFSFS", 4, 4, 0.5, 4 },	/* 2 of 4 */
+		{ "SFSFSS", 4, 4, 0.75, 0 },
+	};
+	struct cb_policy	p;
+	struct cb_record	r;
+	size_t			i, k;
+	int			opened;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		unit_policy_defaults(&p);
+		p.trip_policy = TRIP_RATE;
+		p.trip_window = cases[i].window;
+		p.trip_min_calls = cases[i].min_calls;
+		p.trip_failure_rate = cases[i].rate;
+		record_init(&r, T0);
+		opened = 0;
+		for (k = 0; cases[i].seq[k] != '\0'; k++) {
+			call_at(&r, &p, T0 + (int64_t)k * SEC,
+			    cases[i].seq[k] == 'S' ? OUTCOME_SUCCESS :
+			    OUTCOME_FAILURE);
+			if (r.state == STATE_OPEN && opened == 0)
+				opened = (int)k + 1;
+		}
+		if (opened != cases[i].opens_at)
+			fprintf(stderr, "verdict case %s\n", cases[i].seq);
+		CHECK_EQ(opened, cases[i].opens_at);
+	}
+
+	/* The consecutive policy never opens on a success. */
+	unit_policy_defaults(&p);
+	p.trip_failures = 3;
+	record_init(&r, T0);
+	feed(&r, &p, T0, "FFSFF");
+	CHECK_EQ(r.state, STATE_CLOSED);
+}
+
+/*
+ * Issue 10.6, SPEC 2 "Late release": an outcome after its probe lease
+ * ended, while its slot is still held, is a dropped permit: a failure that
+ * re-opens with backoff, whatever the run's own outcome, and the caller is
+ * told.  Within the lease the same outcome counts as itself.
+ */
+static void
+test_breaker_late_release(void)
+{
+	static const enum cb_outcome	outs[] = {
+		OUTCOME_SUCCESS, OUTCOME_FAILURE, OUTCOME_IGNORED,
+		OUTCOME_INTERRUPTED
+	};
+	struct cb_policy	p;
+	struct cb_record	r;
+	struct cb_ticket	t;
+	struct cb_effects	fx;
+	struct cb_env		env;
+	struct cb_run		run;
+	size_t			i;
+
+	for (i = 0; i < sizeof outs / sizeof outs[0]; i++) {
+		unit_policy_defaults(&p);
+		record_init(&r, T0);
+		env = env_at(T0);
+		breaker_trip(&r, &p, &env, 1, "for 1ms", "alice", NULL);
+		env = env_at(T0 + 10);
+		t = admit_lease(&r, &p, &env, 5, SEC, NULL);
+		CHECK_EQ(t.probe, 1);
+		CHECK_EQ(r.state, STATE_HALF_OPEN);
+		run = run_of(outs[i], outs[i] == OUTCOME_SUCCESS ? 0 : 1, 0, 0);
+		env = env_at(T0 + 10 + 2 * SEC);
+		memset(&fx, 0, sizeof fx);
+		CHECK_EQ(breaker_record(&r, &p, &env, &t, &run, &fx),
+		    OUTCOME_FAILURE);
+		CHECK_EQ(fx.late, 1);
+		CHECK_EQ(r.state, STATE_OPEN);
+		CHECK_EQ(r.nslots, 0);
+		CHECK_EQ(r.successes, 0);
+		CHECK_EQ(r.failures, 1);
+		CHECK_EQ(r.calls, 1);
+		CHECK_EQ(r.cooldown_ms, 2 * MIN);	/* backed off */
+		CHECK_EQ(r.open_until_ms, T0 + 10 + 2 * SEC + 2 * MIN);
+		CHECK(strstr(r.reason, "lease") != NULL);
+		CHECK_EQ(fx.ntrans, 1);
+		CHECK_EQ(r.nruns, 1);
+		CHECK_EQ(r.runs[0], OUTCOME_FAILURE);
+	}
+
+	/* Released within its lease: a success closes, fx.late stays 0. */
+	unit_policy_defaults(&p);
+	record_init(&r, T0);
+	env = env_at(T0);
+	breaker_trip(&r, &p, &env, 1, "for 1ms", "alice", NULL);
+	env = env_at(T0 + 10);
+	t = admit_lease(&r, &p, &env, 5, SEC, NULL);
+	run = run_of(OUTCOME_SUCCESS, 0, 0, 0);
+	env = env_at(T0 + 10 + SEC - 1);
+	memset(&fx, 0, sizeof fx);
+	CHECK_EQ(breaker_record(&r, &p, &env, &t, &run, &fx),
+	    OUTCOME_SUCCESS);
+	CHECK_EQ(fx.late, 0);
+	CHECK_EQ(r.state, STATE_CLOSED);
+
+	/* Reclaimed by an admission first: the late outcome is stale. */
+	unit_policy_defaults(&p);
+	record_init(&r, T0);
+	env = env_at(T0);
+	breaker_trip(&r, &p, &env, 1, "for 1ms", "alice", NULL);
+	env = env_at(T0 + 10);
+	t = admit_lease(&r, &p, &env, 5, SEC, NULL);
+	env = env_at(T0 + 10 + 2 * SEC);
+	CHECK_EQ(admit_lease(&r, &p, &env, 6, SEC, NULL).admitted, 0);
+	memset(&fx, 0, sizeof fx);
+	CHECK_EQ(breaker_record(&r, &p, &env, &t, &run, &fx), OUTCOME_STALE);
+	CHECK_EQ(fx.late, 0);
+	CHECK_EQ(r.failures, 0);
+	CHECK_EQ(r.state, STATE_OPEN);
+}
+
+/*
+ * Issue 10.7, SPEC 2 "Leases and the clock": after a step back a lease
+ * lasts at most its own length from the moment it is noticed, and the
+ * capped end is written.
+ */
+static void
+test_breaker_lease_clock_back(void)
+{
+	struct cb_policy	p;
+	struct cb_record	r;
+	struct cb_ticket	t;
+	struct cb_env		env;
+	int			changed;
+
+	unit_policy_defaults(&p);
+	record_init(&r, T0);
+	env = env_at(T0);
+	breaker_trip(&r, &p, &env, 1, "for 1ms", "alice", NULL);
+	env = env_at(T0 + SEC);
+	t = admit_lease(&r, &p, &env, 5, HOUR, NULL);
+	CHECK_EQ(t.probe, 1);
+	CHECK_EQ(r.slots[0].lease_ms, HOUR);
+	CHECK_EQ(r.slots[0].since_ms, T0 + SEC);
+	CHECK_EQ(r.slots[0].lease_until_ms, T0 + SEC + HOUR);
+
+	/* A day back: still held, but only for an hour from now. */
+	env = env_at(T0 - DAY);
+	t = admit_lease(&r, &p, &env, 6, HOUR, &changed);
+	CHECK_EQ(t.admitted, 0);
+	CHECK_EQ(changed, 1);
+	CHECK_EQ(r.state, STATE_HALF_OPEN);
+	CHECK_EQ(r.slots[0].lease_until_ms, T0 - DAY + HOUR);
+	/* Noticed again later: no longer than from the first notice. */
+	env = env_at(T0 - DAY + 30 * MIN);
+	CHECK_EQ(admit_lease(&r, &p, &env, 7, HOUR, NULL).admitted, 0);
+	CHECK_EQ(r.slots[0].lease_until_ms, T0 - DAY + HOUR);
+	/* An hour after the step, the lease has expired: re-opened. */
+	env = env_at(T0 - DAY + HOUR);
+	CHECK_EQ(admit_lease(&r, &p, &env, 8, HOUR, NULL).admitted, 0);
+	CHECK_EQ(r.state, STATE_OPEN);
+	CHECK_EQ(r.nslots, 0);
+	CHECK_STR(r.reason, "probe lease expired");
+
+	/* A version 2 slot (length unknown) is not capped. */
+	unit_policy_defaults(&p);
+	record_init(&r, T0);
+	env = env_at(T0);
+	breaker_trip(&r, &p, &env, 1, "for 1ms", "alice", NULL);
+	env = env_at(T0 + SEC);
+	admit_lease(&r, &p, &env, 5, HOUR, NULL);
+	r.slots[0].lease_ms = 0;
+	env = env_at(T0 - DAY);
+	admit_lease(&r, &p, &env, 6, HOUR, NULL);
+	CHECK_EQ(r.slots[0].lease_until_ms, T0 + SEC + HOUR);
+
+	/* Run slots are capped too. */
+	unit_policy_defaults(&p);
+	p.max_concurrent = 1;
+	record_init(&r, T0);
+	env = env_at(T0);
+	t = admit_lease(&r, &p, &env, 5, HOUR, NULL);
+	CHECK_EQ(t.running, 1);
+	env = env_at(T0 - DAY);
+	CHECK_EQ(admit_lease(&r, &p, &env, 6, HOUR, NULL).busy, 1);
+	CHECK_EQ(r.running[0].lease_until_ms, T0 - DAY + HOUR);
+	env = env_at(T0 - DAY + HOUR);
+	CHECK_EQ(admit_lease(&r, &p, &env, 7, HOUR, NULL).admitted, 1);
+	CHECK_EQ(r.failures, 0);
+}
+
+/*
+ * Issue 10.8, SPEC 2 "Identity": a record's identity is given at creation
+ * and carried by the ticket; an outcome for a record of another identity
+ * is stale, and one whose record vanished makes the breaker anew.
+ */
+static void
+test_breaker_identity(void)
+{
+	struct cb_policy	p;
+	struct cb_record	r, r2;
+	struct cb_ticket	t;
+	struct cb_effects	fx;
+	struct cb_env		env;
+	struct cb_run		run;
+	int			i;
+
+	unit_policy_defaults(&p);
+	env = env_at(T0);
+	env.rand64 = 0xabcdef;
+	breaker_init(&r, &env);
+	CHECK(r.identity == 0xabcdef);
+	CHECK_EQ(r.epoch, 0);
+	CHECK_EQ(r.state, STATE_CLOSED);
+	CHECK_EQ(r.created_at_ms, T0);
+	t = admit_lease(&r, &p, &env, 1, HOUR, NULL);
+	CHECK(t.identity == 0xabcdef);
+	CHECK_EQ(t.epoch, 0);
+
+	/* Forgotten and made anew (epoch 0 again) while the run ran. */
+	env.rand64 = 0x123456;
+	breaker_init(&r2, &env);
+	for (i = 0; i < 4; i++)
+		call_at(&r2, &p, T0 + SEC, OUTCOME_FAILURE);
+	run = run_of(OUTCOME_FAILURE, 1, 0, 0);
+	env = env_at(T0 + 2 * SEC);
+	memset(&fx, 0, sizeof fx);
+	CHECK_EQ(breaker_record(&r2, &p, &env, &t, &run, &fx), OUTCOME_STALE);
+	CHECK_EQ(r2.consecutive_failures, 4);
+	CHECK_EQ(r2.state, STATE_CLOSED);
+	CHECK_EQ(r2.stale, 1);
+	CHECK_EQ(r2.failures, 4);
+
+	/* Vanished: made anew, and the outcome counted there. */
+	env = env_at(T0 + 3 * SEC);
+	env.rand64 = 0x777;
+	memset(&r, 0xa5, sizeof r);
+	memset(&fx, 0, sizeof fx);
+	CHECK_EQ(breaker_record_anew(&r, &p, &env, &run, &fx),
+	    OUTCOME_FAILURE);
+	CHECK(r.identity == 0x777);
+	CHECK_EQ(r.created_at_ms, T0 + 3 * SEC);
+	CHECK_EQ(r.calls, 1);
+	CHECK_EQ(r.failures, 1);
+	CHECK_EQ(r.consecutive_failures, 1);
+	CHECK_EQ(r.stale, 0);
+	CHECK_EQ(r.nslots, 0);
+	CHECK_EQ(r.nrunning, 0);
+	CHECK_EQ(r.last_failure.at_ms, T0 + 3 * SEC);
+
+	/* A threshold of 1: the vanished failure opens the new breaker. */
+	p.trip_failures = 1;
+	CHECK_EQ(breaker_record_anew(&r, &p, &env, &run, &fx),
+	    OUTCOME_FAILURE);
+	CHECK_EQ(r.state, STATE_OPEN);
+}
+
+/*
+ * Issue 10.8: a closed admission asks for a write at most once a minute,
+ * to refresh last_used; otherwise it writes nothing.
+ */
+static void
+test_breaker_last_used_refresh(void)
+{
+	static const struct {
+		int64_t	used, now;
+		int	want;
+	} cases[] = {
+		{ T0, T0, 0 },
+		{ T0, T0 + 59999, 0 },
+		{ T0, T0 + MIN, 1 },
+		{ T0, T0 + DAY, 1 },
+		{ T0, T0 - 59999, 0 },
+		{ T0, T0 - MIN, 1 },		/* the clock stepped back */
+	};
+	struct cb_policy	p;
+	struct cb_record	r;
+	struct cb_ticket	t;
+	struct cb_env		env;
+	size_t			i;
+	int			changed;
+
+	unit_policy_defaults(&p);
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		record_init(&r, T0);
+		r.last_used_ms = cases[i].used;
+		env = env_at(cases[i].now);
+		t = admit_lease(&r, &p, &env, 1, HOUR, &changed);
+		CHECK_EQ(t.admitted, 1);
+		CHECK_EQ(changed, cases[i].want);
+		CHECK_EQ(r.last_used_ms, cases[i].now);
+	}
+}
+
+/* Issue 10.8, SPEC 2b: what gc and eviction may remove, and the rank. */
+static void
+test_breaker_removable(void)
+{
+	struct cb_policy	p;
+	struct cb_record	r;
+	struct cb_env		env;
+	struct oracle		o = { HOLDER_ALIVE, 0, 0 };
+
+	unit_policy_defaults(&p);
+	record_init(&r, T0);
+	env = env_at(T0);
+	CHECK_EQ(breaker_removable(&r, &env), 1);
+	r.state = STATE_OPEN;
+	CHECK_EQ(breaker_removable(&r, &env), 0);
+	r.state = STATE_HALF_OPEN;
+	CHECK_EQ(breaker_removable(&r, &env), 0);
+
+	/* A closed breaker with a run in its slot stays. */
+	p.max_concurrent = 2;
+	record_init(&r, T0);
+	admit_lease(&r, &p, &env, 1, HOUR, NULL);
+	CHECK_EQ(r.nrunning, 1);
+	env.alive = oracle_alive;
+	env.alive_ctx = &o;
+	CHECK_EQ(breaker_removable(&r, &env), 0);
+	o.answer = HOLDER_UNKNOWN;
+	CHECK_EQ(breaker_removable(&r, &env), 0);
+	o.answer = HOLDER_DEAD;
+	CHECK_EQ(breaker_removable(&r, &env), 1);
+	o.answer = HOLDER_ALIVE;
+	env.now_ms = T0 + HOUR;			/* lease passed */
+	CHECK_EQ(breaker_removable(&r, &env), 1);
+	env.now_ms = T0 - DAY;			/* capped: still live */
+	CHECK_EQ(breaker_removable(&r, &env), 0);
+
+	/* Rank: the latest of last_used, the last run, a slot taken. */
+	record_init(&r, T0);
+	CHECK_EQ(breaker_last_used(&r), T0);
+	r.last_run_at_ms = T0 + 5;
+	CHECK_EQ(breaker_last_used(&r), T0 + 5);
+	r.nrunning = 1;
+	r.running[0].since_ms = T0 + 9;
+	CHECK_EQ(breaker_last_used(&r), T0 + 9);
+}
+
+/* Issue 13 part 1, SPEC 2b: the bulkhead's pure half. */
+static void
+test_breaker_bulkhead(void)
+{
+	struct cb_policy	p;
+	struct cb_record	r;
+	struct cb_ticket	t1, t2, t3;
+	struct cb_effects	fx;
+	struct cb_env		env;
+	struct cb_run		run;
+	struct oracle		o = { HOLDER_ALIVE, 0, 0 };
+	int			changed, i;
+
+	unit_policy_defaults(&p);
+	p.max_concurrent = 2;
+	p.trip_failures = 1;
+	record_init(&r, T0);
+	env = env_at(T0);
+	env.alive = oracle_alive;
+	env.alive_ctx = &o;
+	t1 = admit_lease(&r, &p, &env, 1, HOUR, &changed);
+	CHECK_EQ(t1.admitted, 1);
+	CHECK_EQ(t1.running, 1);
+	CHECK_EQ(t1.probe, 0);
+	CHECK_EQ(changed, 1);			/* a slot taken: written */
+	CHECK_EQ(r.running[0].since_ms, T0);
+	CHECK_EQ(r.running[0].lease_ms, HOUR);
+	t2 = admit_lease(&r, &p, &env, 2, HOUR, NULL);
+	CHECK_EQ(t2.running, 1);
+	CHECK_EQ(r.nrunning, 2);
+
+	/* Full: busy, the holders listed, no failure, no trip. */
+	for (i = 0; i < 10; i++) {
+		env.now_ms = T0 + SEC + i;
+		t3 = admit_lease(&r, &p, &env, 3, HOUR, &changed);
+		CHECK_EQ(t3.admitted, 0);
+		CHECK_EQ(changed, 1);
+	}
+	CHECK_EQ(t3.busy, 1);
+	CHECK_EQ(t3.nrunning, 2);
+	CHECK_EQ(t3.max_running, 2);
+	CHECK_EQ(t3.nholders, 2);
+	CHECK_EQ(t3.holders[0].pid, 1001);
+	CHECK_EQ(t3.holders[0].since_ms, T0);
+	CHECK_EQ(t3.holders[1].pid, 1002);
+	CHECK_STR(t3.why, "2 of 2 running");
+	CHECK_EQ(r.busy, 10);
+	CHECK_EQ(r.rejected, 0);
+	CHECK_EQ(r.refused_since_run, 10);
+	CHECK_EQ(r.state, STATE_CLOSED);
+	CHECK_EQ(r.failures, 0);
+	CHECK_EQ(r.nruns, 0);
+
+	/* An outcome frees its slot. */
+	run = run_of(OUTCOME_SUCCESS, 0, 0, 0);
+	env.now_ms = T0 + 2 * SEC;
+	memset(&fx, 0, sizeof fx);
+	CHECK_EQ(breaker_record(&r, &p, &env, &t1, &run, &fx),
+	    OUTCOME_SUCCESS);
+	CHECK_EQ(r.nrunning, 1);
+	CHECK_EQ(r.running[0].token, 2);
+	CHECK_EQ(r.refused_since_run, 0);
+	t3 = admit_lease(&r, &p, &env, 3, HOUR, NULL);
+	CHECK_EQ(t3.admitted, 1);
+	CHECK_EQ(r.nrunning, 2);
+
+	/* A dead holder is reclaimed silently: no failure, still closed. */
+	o.answer = HOLDER_DEAD;
+	t1 = admit_lease(&r, &p, &env, 4, HOUR, NULL);
+	CHECK_EQ(t1.admitted, 1);
+	CHECK_EQ(r.nrunning, 1);
+	CHECK_EQ(r.running[0].token, 4);
+	CHECK_EQ(r.failures, 0);
+	CHECK_EQ(r.state, STATE_CLOSED);
+	o.answer = HOLDER_ALIVE;
+
+	/* An expired lease too. */
+	env.now_ms = T0 + 2 * SEC + HOUR;
+	t2 = admit_lease(&r, &p, &env, 5, HOUR, NULL);
+	CHECK_EQ(t2.admitted, 1);
+	CHECK_EQ(r.nrunning, 1);
+	CHECK_EQ(r.failures, 0);
+
+	/* A stale outcome (the breaker moved on) still frees its slot. */
+	breaker_trip(&r, &p, &env, MIN, "maintenance", "bob", NULL);
+	run = run_of(OUTCOME_FAILURE, 1, 0, 0);
+	CHECK_EQ(breaker_record(&r, &p, &env, &t2, &run, &fx), OUTCOME_STALE);
+	CHECK_EQ(r.nrunning, 0);
+
+	/* Refused as open, not busy, while open. */
+	t3 = admit_lease(&r, &p, &env, 6, HOUR, NULL);
+	CHECK_EQ(t3.admitted, 0);
+	CHECK_EQ(t3.busy, 0);
+	CHECK_EQ(r.busy, 10);
+
+	/* Half-open: a probe holds both slots; half_open_max_calls bounds
+	 * the probes among the running calls. */
+	p.max_concurrent = 3;
+	env.now_ms += MIN;
+	t1 = admit_lease(&r, &p, &env, 7, HOUR, NULL);
+	CHECK_EQ(t1.probe, 1);
+	CHECK_EQ(t1.running, 1);
+	CHECK_EQ(r.nslots, 1);
+	CHECK_EQ(r.nrunning, 1);
+	t2 = admit_lease(&r, &p, &env, 8, HOUR, NULL);
+	CHECK_EQ(t2.admitted, 0);
+	CHECK_EQ(t2.busy, 0);
+	CHECK_STR(t2.why, "1 of 1 probes running");
+	run = run_of(OUTCOME_SUCCESS, 0, 0, 0);
+	CHECK_EQ(breaker_record(&r, &p, &env, &t1, &run, &fx),
+	    OUTCOME_SUCCESS);
+	CHECK_EQ(r.state, STATE_CLOSED);
+	CHECK_EQ(r.nrunning, 0);
+	CHECK_EQ(r.nslots, 0);
+
+	/* No limit: a closed admission takes no slot and writes nothing. */
+	p.max_concurrent = 0;
+	t1 = admit_lease(&r, &p, &env, 9, HOUR, &changed);
+	CHECK_EQ(t1.running, 0);
+	CHECK_EQ(changed, 0);
+	CHECK_EQ(r.nrunning, 0);
+
+	/* The limit is bounded by the record's slots. */
+	p.max_concurrent = RECORD_MAX_RUNNING + 10;
+	for (i = 0; i < RECORD_MAX_RUNNING; i++)
+		CHECK_EQ(admit_lease(&r, &p, &env, 100 + (uint64_t)i, HOUR,
+		    NULL).admitted, 1);
+	t1 = admit_lease(&r, &p, &env, 999, HOUR, NULL);
+	CHECK_EQ(t1.busy, 1);
+	CHECK_EQ(t1.nholders, BREAKER_MAX_HOLDERS);
+	CHECK_EQ(r.nrunning, RECORD_MAX_RUNNING);
+}
+
+/*
+ * Issue 11.7, SPEC 7: refusals are counted, never pushed into the strip;
+ * after 5 failures and 40 refusals the failures are still there, and so is
+ * the last failure.
+ */
+static void
+test_breaker_refusals_counted(void)
+{
+	struct cb_policy	p;
+	struct cb_record	r;
+	struct cb_ticket	t;
+	struct cb_env		env;
+	struct cb_run		run;
+	struct cb_effects	fx;
+	int			i;
+
+	unit_policy_defaults(&p);
+	record_init(&r, T0);
+	for (i = 0; i < 5; i++) {
+		env = env_at(T0 + i * SEC);
+		t = admit_lease(&r, &p, &env, 1, HOUR, NULL);
+		run = run_of(OUTCOME_FAILURE, 7, 0, i == 4);
+		run.duration_ms = 1000 + i;
+		breaker_record(&r, &p, &env, &t, &run, &fx);
+	}
+	CHECK_EQ(r.state, STATE_OPEN);
+	for (i = 0; i < 40; i++)
+		CHECK_EQ(admit_at(&r, &p, T0 + 10 * SEC, 1).admitted, 0);
+	CHECK_EQ(r.nruns, 5);
+	for (i = 0; i < 5; i++) {
+		CHECK_EQ(r.runs[i] & RECORD_MARK_OUTCOME, OUTCOME_FAILURE);
+		CHECK_EQ(r.run_exit[i], 7);
+		CHECK_EQ(r.run_at_ms[i], T0 + i * SEC);
+	}
+	CHECK_EQ(r.runs[4], OUTCOME_FAILURE | RECORD_MARK_TIMEOUT);
+	CHECK_EQ(r.rejected, 40);
+	CHECK_EQ(r.refused_since_run, 40);
+	CHECK_EQ(r.last_failure.at_ms, T0 + 4 * SEC);
+	CHECK_EQ(r.last_failure.exit_code, 7);
+	CHECK_EQ(r.last_failure.timed_out, 1);
+	CHECK_EQ(r.last_failure.duration_ms, 1004);
+
+	/* The probe that runs ends the count; a success keeps the failure. */
+	t = admit_at(&r, &p, T0 + 2 * MIN, 2);
+	CHECK_EQ(t.probe, 1);
+	CHECK_EQ(r.refused_since_run, 40);
+	CHECK_EQ(finish_at(&r, &p, T0 + 2 * MIN, &t, OUTCOME_SUCCESS),
+	    OUTCOME_SUCCESS);
+	CHECK_EQ(r.refused_since_run, 0);
+	CHECK_EQ(r.nruns, 6);
+	CHECK_EQ(r.last_failure.at_ms, T0 + 4 * SEC);
+	CHECK_EQ(r.rejected, 40);
+
+	/* A signal and the probe command's mark. */
+	env = env_at(T0 + 3 * MIN);
+	t = admit_lease(&r, &p, &env, 1, HOUR, NULL);
+	run = run_of(OUTCOME_FAILURE, 137, 9, 0);
+	run.probe_command = 1;
+	breaker_record(&r, &p, &env, &t, &run, &fx);
+	CHECK_EQ(r.runs[6], OUTCOME_FAILURE | RECORD_MARK_PROBE);
+	CHECK_EQ(r.run_exit[6], 137);
+	CHECK_EQ(r.last_failure.signal, 9);
+	CHECK_EQ(r.last_failure.exit_code, 137);
+	CHECK_EQ(r.last_failure.timed_out, 0);
+}
+
+/*
+ * Issue 11.6: the record keeps the policy the breaker last ran under, and
+ * breaker_policy lays it over the config's.  A refusal does not change it.
+ */
+static void
+test_breaker_policy_snapshot(void)
+{
+	struct cb_policy	p, q, base, out;
+	struct cb_record	r;
+	struct cb_ticket	t;
+
+	unit_policy_defaults(&base);
+	record_init(&r, T0);
+	CHECK_EQ(breaker_policy(&r, &base, &out), 0);
+	CHECK(memcmp(&out, &base, sizeof out) == 0);
+
+	unit_policy_defaults(&p);
+	p.trip_failures = 2;
+	p.open_timeout_ms = 5 * MIN;
+	p.max_open_timeout_ms = HOUR;
+	p.timeout_ms = 30 * SEC;
+	p.preset = 3;
+	p.max_concurrent = 4;
+	p.backoff = 3.0;
+	call_at(&r, &p, T0, OUTCOME_FAILURE);
+	CHECK_EQ(r.policy.set, 1);
+	CHECK_EQ(r.policy.trip_failures, 2);
+	CHECK_EQ(r.policy.preset, 3);
+	CHECK_EQ(breaker_policy(&r, &base, &out), 1);
+	CHECK_EQ(out.trip_failures, 2);
+	CHECK_EQ(out.open_timeout_ms, 5 * MIN);
+	CHECK_EQ(out.max_open_timeout_ms, HOUR);
+	CHECK_EQ(out.timeout_ms, 30 * SEC);
+	CHECK_EQ(out.preset, 3);
+	CHECK_EQ(out.max_concurrent, 4);
+	CHECK(out.backoff == 3.0);
+	CHECK_EQ(out.open_exit_code, base.open_exit_code);
+
+	/* Refused under another policy: the snapshot stays. */
+	call_at(&r, &p, T0, OUTCOME_FAILURE);
+	CHECK_EQ(r.state, STATE_OPEN);
+	q = p;
+	q.trip_failures = 9;
+	t = admit_at(&r, &q, T0 + SEC, 1);
+	CHECK_EQ(t.admitted, 0);
+	CHECK_EQ(r.policy.trip_failures, 2);
+}
+
+/* Issue 11.8: manual is set by trip and reset, cleared by any other
+ * transition. */
+static void
+test_breaker_manual(void)
+{
+	struct cb_policy	p;
+	struct cb_record	r;
+	struct cb_env		env;
+
+	unit_policy_defaults(&p);
+	record_init(&r, T0);
+	CHECK_EQ(r.manual, 0);
+	env = env_at(T0);
+	breaker_trip(&r, &p, &env, MIN, "maintenance", NULL, NULL);
+	CHECK_EQ(r.manual, 1);
+	admit_at(&r, &p, T0 + 2 * MIN, 1);
+	CHECK_EQ(r.state, STATE_HALF_OPEN);
+	CHECK_EQ(r.manual, 0);
+	breaker_reset(&r, &p, &env, "done", "alice", NULL);
+	CHECK_EQ(r.manual, 1);
+	open_by_failures(&r, &p, T0 + 3 * MIN);
+	CHECK_EQ(r.state, STATE_OPEN);
+	CHECK_EQ(r.manual, 0);
+}
+
+/* The display helpers status asks of the breaker. */
+static void
+test_breaker_display_helpers(void)
+{
+	struct cb_policy	p;
+	struct cb_record	r;
+	struct cb_env		env;
+	unsigned		calls, fails;
+
+	unit_policy_defaults(&p);
+	p.trip_policy = TRIP_RATE;
+	record_init(&r, T0);
+	breaker_window(&r, &calls, &fails);
+	CHECK_EQ(calls, 0);
+	CHECK_EQ(fails, 0);
+	CHECK_EQ(breaker_never_changed(&r), 1);
+	feed(&r, &p, T0, "SFFSI");
+	breaker_window(&r, &calls, &fails);
+	CHECK_EQ(calls, 4);
+	CHECK_EQ(fails, 2);
+	CHECK_EQ(breaker_never_changed(&r), 1);
+	env = env_at(T0);
+	breaker_trip(&r, &p, &env, MIN, "t", "bob", NULL);
+	CHECK_EQ(breaker_never_changed(&r), 0);
+	CHECK_STR(breaker_trip_name(TRIP_CONSECUTIVE), "consecutive");
+	CHECK_STR(breaker_trip_name(TRIP_RATE), "rate");
+	CHECK_STR(breaker_trip_name(TRIP_TIME), "time");
+}
+
 void
 test_breaker(void)
 {
+	test_breaker_verdict_after_success();
+	test_breaker_late_release();
+	test_breaker_lease_clock_back();
+	test_breaker_identity();
+	test_breaker_last_used_refresh();
+	test_breaker_removable();
+	test_breaker_bulkhead();
+	test_breaker_refusals_counted();
+	test_breaker_policy_snapshot();
+	test_breaker_manual();
+	test_breaker_display_helpers();
 	test_breaker_duration_bounded();
 	test_breaker_probe_recorded_twice();
 	test_breaker_history();

@@ -1993,6 +1993,7 @@ test_breaker_refusals_counted(void)
 
 	unit_policy_defaults(&p);
 	record_init(&r, T0);
+	memset(&fx, 0, sizeof fx);
 	for (i = 0; i < 5; i++) {
 		env = env_at(T0 + i * SEC);
 		t = admit_lease(&r, &p, &env, 1, HOUR, NULL);

@@ -2,7 +2,8 @@
  * cmd-gc.c: `cbexec gc [--idle D] [--dry-run]`: remove the closed breakers nobody has
  * used (run, check, acquire, release or an admin command) for D, default
  * 30 days.  Open and half-open breakers are kept whatever their age: they
- * hold an outage's state, and an operator asked for it.  So is a record
+ * hold an outage's state, and an operator asked for it.  So is one with a
+ * live run slot (SPEC 2b; breaker_removable decides).  So is a record
  * this cbexec cannot read (a newer version): gc never deletes what it
  * does not understand.  Prints each removed name on stdout, one a line
  * (nothing with -q), and exits 0; 1 when the state cannot be used.
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "breaker.h"
 #include "clock.h"
 #include "cmd.h"
 #include "record.h"
@@ -22,9 +24,11 @@
 #define GC_IDLE_DEFAULT	(30LL * 24 * 3600 * 1000)
 
 struct gc_step {
-	int64_t		cutoff_ms;	/* last used before this: remove */
-	unsigned long	unreadable;	/* kept because unreadable */
-	int		quiet;		/* --dry-run: print nothing */
+	int64_t		 cutoff_ms;	/* last used before this: remove */
+	unsigned long	 unreadable;	/* kept because unreadable */
+	int		 quiet;		/* --dry-run: print nothing */
+	struct cb_env	 env;		/* judges run slot holders */
+	struct cb_record rec;
 };
 
 static int
@@ -32,17 +36,17 @@ gc_cb(const char *name, size_t namelen, const uint8_t *data, size_t len,
     void *arg, struct cb_err *err)
 {
 	struct gc_step	*st = arg;
-	enum cb_state	 state;
-	int64_t		 used;
+	struct cb_err	 e;
 
 	(void)name;
 	(void)namelen;
 	(void)err;
-	if (record_peek(data, len, &state, &used) == -1) {
+	if (record_decode(data, len, &st->rec, &e) != RECORD_OK) {
 		st->unreadable++;
 		return 0;
 	}
-	return state == STATE_CLOSED && used < st->cutoff_ms;
+	return breaker_removable(&st->rec, &st->env) &&
+	    breaker_last_used(&st->rec) < st->cutoff_ms;
 }
 
 /* --dry-run: the names gc_cb would pick, from one snapshot. */
@@ -66,7 +70,7 @@ cmd_gc_exec(struct cb_ctx *ctx, int argc, char **argv)
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL,		0,			NULL, 0 }
 	};
-	struct gc_step			 st;
+	static struct gc_step		 st;	/* large: off the stack */
 	struct cb_buf			 removed = { 0 };
 	struct cb_err			 err;
 	struct store			*store;
@@ -119,7 +123,8 @@ cmd_gc_exec(struct cb_ctx *ctx, int argc, char **argv)
 	}
 
 	memset(&st, 0, sizeof st);
-	st.cutoff_ms = clock_wall_ms() - idle;
+	cmd_env(ctx, &st.env);
+	st.cutoff_ms = st.env.now_ms - idle;
 	st.quiet = ctx->quiet;
 	if (dry) {
 		if (store_each(store, gc_dry_cb, &st, &err) == -1) {

@@ -95,6 +95,10 @@ cmd_release_exec(struct cb_ctx *ctx, int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	cmd_transitions(ctx, tok.name, &st.fx);
+	/* SPEC 2, Late release: a dropped permit, said even with -q. */
+	if (st.fx.late)
+		cmd_warnx("%s: released after its lease ended: counted as a "
+		    "failure, and the breaker re-opens", tok.name);
 	if (ctx->verbose)
 		cmd_warnx("%s: released as %s, counted as %s", tok.name,
 		    outcomes[i], breaker_outcome_name(st.counted));
@@ -108,7 +112,10 @@ const struct cmd_entry cmd_release_entry = {
 	"Records the outcome of the call TOKEN (from `cbexec acquire`) stands\n"
 	"for.  A token from an epoch the breaker has left (reset, trip, lease\n"
 	"expired) is counted as stale and changes nothing else; that is no\n"
-	"error (exit 0).  Release each token once.  A malformed TOKEN is a\n"
-	"usage error (2).\n",
+	"error (exit 0).  A half-open token released after its lease ended,\n"
+	"its slot still held, is a dropped permit: counted as a failure, the\n"
+	"breaker re-opens, and release says so on stderr (exit 0).  A token\n"
+	"whose breaker was forgotten makes it anew and is counted there.\n"
+	"Release each token once.  A malformed TOKEN is a usage error (2).\n",
 	cmd_release_exec
 };

@@ -295,15 +295,24 @@ cmd_state_path(struct cb_ctx *ctx)
 	return ctx->state;
 }
 
-/* Eviction's view of a record (store.h): open and half-open are pinned. */
+/*
+ * Eviction's view of a record (store.h): what breaker_removable keeps is
+ * pinned (open, half-open, a live run slot: its lease decides, as no
+ * holder is looked up here), and the least recently used goes first.
+ */
 static int
 rank_record(const uint8_t *data, size_t len, struct store_rank *rk)
 {
-	enum cb_state	st;
+	static struct cb_record	 r;	/* large: off the stack */
+	struct cb_env		 env;
+	struct cb_err		 e;
 
-	if (record_peek(data, len, &st, &rk->last_used_ms) == -1)
+	if (record_decode(data, len, &r, &e) != RECORD_OK)
 		return -1;
-	rk->pinned = st != STATE_CLOSED;
+	memset(&env, 0, sizeof env);
+	env.now_ms = clock_wall_ms();
+	rk->pinned = !breaker_removable(&r, &env);
+	rk->last_used_ms = breaker_last_used(&r);
 	return 0;
 }
 
@@ -736,9 +745,12 @@ cmd_record_cb(const uint8_t *old, size_t oldlen, struct cb_buf *out,
 
 	memset(&c->fx, 0, sizeof c->fx);
 	if (old == NULL) {
-		/* Forgotten in the meantime: nothing to count in. */
-		c->counted = OUTCOME_STALE;
-		return STORE_KEEP;
+		/* Forgotten, gc'ed or evicted meanwhile: made anew (SPEC 2,
+		 * Identity), so that no outcome of a run is lost. */
+		c->counted = breaker_record_anew(&c->rec, c->p, &c->env,
+		    &c->run, &c->fx);
+		record_encode(&c->rec, out);
+		return STORE_PUT;
 	}
 	if (cmd_decode(c->ctx, c->name, old, oldlen, &c->rec, err) == -1)
 		return -1;

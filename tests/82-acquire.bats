@@ -166,11 +166,12 @@ STATE='[.state, .epoch, .consecutive_failures, .calls, .successes,
 	assert_equal "$(json_field x stale)" 1
 }
 
-@test "release of a forgotten breaker is stale and creates nothing" {
+@test "release of a forgotten breaker makes it anew and counts the outcome there (SPEC 2, Identity)" {
 	acq x
 	cb forget x
-	run -0 cb release "$tok" success
-	run -1 cb status x
+	run -0 cb release "$tok" failure
+	assert_equal "$(json x '[.state, .calls, .failures, .stale] | join(" ")')" \
+	    'closed 1 1 0'
 }
 
 @test "slow_call applies to acquire/release, measured from the acquire" {

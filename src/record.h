@@ -148,7 +148,7 @@ struct cb_record {
 	/* Since version 3 (0 in older ones). */
 	uint64_t		identity;	/* random, given at creation */
 	uint8_t			manual;		/* state set by trip/reset */
-	uint64_t		busy;		/* refused: every run slot taken */
+	uint64_t		busy;		/* refused: no run slot free */
 	uint32_t		refused_since_run;	/* open or busy */
 	struct cb_lastfail	last_failure;
 	struct cb_snapshot	policy;		/* the last run's */
@@ -185,10 +185,10 @@ enum record_error	record_decode(const uint8_t *, size_t,
 
 /*
  * Read only the state and last_used of an encoded record, without decoding
- * the rest: cheap enough for the store to rank dozens of records when it
- * chooses what to evict (a record holding run slots needs
- * record_decode and breaker_removable to tell whether they are live).  Returns 0, or -1 for bytes that are not a record
- * this cbexec can read (bad magic, newer version, too short).
+ * the rest.  Whether a closed record holds a live run slot needs
+ * record_decode and breaker_removable, which gc and eviction use.  Returns
+ * 0, or -1 for bytes that are not a record this cbexec can read (bad
+ * magic, newer version, too short).
  */
 int	record_peek(const uint8_t *, size_t, enum cb_state *,
 	    int64_t *last_used_ms);

@@ -827,38 +827,6 @@ breaker_policy(const struct cb_record *r, const struct cb_policy *base,
 }
 
 void
-breaker_window(const struct cb_record *r, unsigned *calls,
-    unsigned *failures)
-{
-	*calls = r->wlen;
-	*failures = window_failures(r);
-}
-
-const char *
-breaker_trip_name(enum cb_trip_policy tp)
-{
-	switch (tp) {
-	case TRIP_RATE:
-		return "rate";
-	case TRIP_TIME:
-		return "time";
-	default:
-		return "consecutive";
-	}
-}
-
-int
-breaker_never_changed(const struct cb_record *r)
-{
-	unsigned	i;
-
-	for (i = 0; i < STATE_COUNT; i++)
-		if (r->transitions[i] != 0)
-			return 0;
-	return r->nhist == 0;
-}
-
-void
 breaker_trip(struct cb_record *r, const struct cb_policy *p,
     const struct cb_env *env, int64_t for_ms, const char *reason,
     const char *user, struct cb_effects *fx)

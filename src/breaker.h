@@ -191,16 +191,6 @@ int	breaker_slot_live(const struct cb_slot *, const struct cb_env *);
 int	breaker_policy(const struct cb_record *, const struct cb_policy *base,
 	    struct cb_policy *out);
 
-/* The rate window: calls in it and failures among them. */
-void	breaker_window(const struct cb_record *, unsigned *calls,
-	    unsigned *failures);
-
-/* "consecutive", "rate", "time". */
-const char	*breaker_trip_name(enum cb_trip_policy);
-
-/* 1 if r never changed state since it was made. */
-int	breaker_never_changed(const struct cb_record *);
-
 /*
  * Manual trip: open r for for_ms (0: the current cool-down) whatever its
  * state, leaving the backoff state as it was.  Manual reset: close r,

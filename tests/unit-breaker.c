@@ -2115,35 +2115,6 @@ test_breaker_manual(void)
 	CHECK_EQ(r.manual, 0);
 }
 
-/* The display helpers status asks of the breaker. */
-static void
-test_breaker_display_helpers(void)
-{
-	struct cb_policy	p;
-	struct cb_record	r;
-	struct cb_env		env;
-	unsigned		calls, fails;
-
-	unit_policy_defaults(&p);
-	p.trip_policy = TRIP_RATE;
-	record_init(&r, T0);
-	breaker_window(&r, &calls, &fails);
-	CHECK_EQ(calls, 0);
-	CHECK_EQ(fails, 0);
-	CHECK_EQ(breaker_never_changed(&r), 1);
-	feed(&r, &p, T0, "SFFSI");
-	breaker_window(&r, &calls, &fails);
-	CHECK_EQ(calls, 4);
-	CHECK_EQ(fails, 2);
-	CHECK_EQ(breaker_never_changed(&r), 1);
-	env = env_at(T0);
-	breaker_trip(&r, &p, &env, MIN, "t", "bob", NULL);
-	CHECK_EQ(breaker_never_changed(&r), 0);
-	CHECK_STR(breaker_trip_name(TRIP_CONSECUTIVE), "consecutive");
-	CHECK_STR(breaker_trip_name(TRIP_RATE), "rate");
-	CHECK_STR(breaker_trip_name(TRIP_TIME), "time");
-}
-
 void
 test_breaker(void)
 {
@@ -2157,7 +2128,6 @@ test_breaker(void)
 	test_breaker_refusals_counted();
 	test_breaker_policy_snapshot();
 	test_breaker_manual();
-	test_breaker_display_helpers();
 	test_breaker_duration_bounded();
 	test_breaker_probe_recorded_twice();
 	test_breaker_history();

@@ -42,10 +42,10 @@ load helper
 	sleep 0.1
 	run -0 cb acquire x --lease 10m
 	# A day back: the slot is still held, for ten minutes from then.
-	run -75 cb_at -1d run x -- true
-	run -75 cb_at -1d+9m run x -- true
+	run -75 cb_at -86400s run x -- true
+	run -75 cb_at -85860s run x -- true
 	# Past the lease's length from the step: reclaimed as a lost probe.
-	run -75 cb_at -1d+11m run x -- true
+	run -75 cb_at -85740s run x -- true
 	assert_equal "$(json x .state)" open
 	assert_equal "$(json x .reason)" 'probe lease expired'
 }

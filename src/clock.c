@@ -142,6 +142,16 @@ clock_hex(char c)
 	return -1;
 }
 
+void
+clock_host_name(char *buf, size_t len)
+{
+	if (len == 0)
+		return;
+	if (gethostname(buf, len) == -1)
+		buf[0] = '\0';
+	buf[len - 1] = '\0';
+}
+
 /* "6569f9b5-9580-48ea-ba98-6d1530c245cf\n": 32 hex digits, 4 dashes. */
 void
 clock_boot_id(uint8_t id[16])

@@ -24,6 +24,10 @@ uint64_t	clock_proc_start(pid_t);
  * when it cannot be read. */
 void		clock_boot_id(uint8_t[16]);
 
+/* This host's name (gethostname), cut to fit and NUL-terminated; "" when
+ * it cannot be read.  For slot holders shown by status. */
+void		clock_host_name(char *, size_t);
+
 /* A uniformly random 64-bit value (getrandom). */
 uint64_t	clock_random(void);
 

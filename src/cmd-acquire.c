@@ -318,6 +318,7 @@ cmd_acquire_exec(struct cb_ctx *ctx, int argc, char **argv)
 	st.self.pid = (int32_t)pid;
 	st.self.start_time = start;
 	memcpy(st.self.boot_id, cmd_boot_id(ctx), sizeof st.self.boot_id);
+	clock_host_name(st.self.host, sizeof st.self.host);
 	st.self.token = clock_random();
 	st.self.lease_until_ms = st.env.now_ms + lease_ms;
 	if ((store = cmd_store(ctx, 0, NULL, &err)) == NULL ||

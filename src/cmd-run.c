@@ -34,7 +34,7 @@ struct run_step {
 	int			 left_open;	/* ... and left it open */
 };
 
-/* Who we are, read only when a probe slot is at stake. */
+/* Who we are, read only when a probe or run slot is at stake. */
 static void
 fill_self(struct cmd_call *c)
 {
@@ -46,6 +46,7 @@ fill_self(struct cmd_call *c)
 	st->c.self.start_time = clock_proc_start(getpid());
 	memcpy(st->c.self.boot_id, cmd_boot_id(st->c.ctx),
 	    sizeof st->c.self.boot_id);
+	clock_host_name(st->c.self.host, sizeof st->c.self.host);
 	st->c.self.token = clock_random();
 	st->c.self.lease_until_ms = st->c.env.now_ms + st->lease_ms;
 	st->have_self = 1;

@@ -8,14 +8,7 @@
  * token holds nothing.  With --pid the slot is held by that process (the
  * calling script, `--pid $$`), judged alive as run's own slot is: by its
  * start time and the boot id, so a script that dies frees the slot at the
- * next call.  The token codec lives here too.
- *
- * A token is "cb1-" and the lower-case hex of: u8 version, u8 flags (1
- * probe, 2 unguarded), u64 epoch, u64 slot token, i64 acquired-at in wall
- * milliseconds, u8 name length, the name, and a u32 FNV-1a checksum of all
- * that, each integer little-endian.  The checksum catches a token cut or
- * mistyped; it is no secret (anyone who can write the state file can do
- * more than forge a token).
+ * next call.  The token itself is token.c's.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -29,132 +22,7 @@
 #include "clock.h"
 #include "cmd.h"
 #include "record.h"
-
-#define TOKEN_PREFIX	"cb1-"
-#define TOKEN_VERSION	1
-#define TOKEN_FIXED	(1 + 1 + 8 + 8 + 8 + 1)	/* before the name */
-#define TOKEN_MAX	(TOKEN_FIXED + 255 + 4)
-
-static uint32_t
-fnv1a(const uint8_t *p, size_t len)
-{
-	uint32_t	h = 2166136261u;
-
-	while (len-- > 0) {
-		h ^= *p++;
-		h *= 16777619u;
-	}
-	return h;
-}
-
-void
-token_encode(const struct cb_token *t, char *out, size_t outlen)
-{
-	static const char	 hex[] = "0123456789abcdef";
-	struct cb_buf		 b = { 0 };
-	size_t			 namelen, i, off;
-
-	namelen = strlen(t->name);
-	if (namelen > 255)
-		namelen = 255;
-	buf_add_u8(&b, TOKEN_VERSION);
-	buf_add_u8(&b, (uint8_t)((t->probe ? TOKEN_PROBE : 0) |
-	    (t->unguarded ? TOKEN_UNGUARDED : 0)));
-	buf_add_u64(&b, t->epoch);
-	buf_add_u64(&b, t->slot);
-	buf_add_u64(&b, (uint64_t)t->acquired_ms);
-	buf_add_u8(&b, (uint8_t)namelen);
-	buf_add(&b, t->name, namelen);
-	buf_add_u32(&b, fnv1a(b.data, b.len));
-
-	off = (size_t)snprintf(out, outlen, "%s", TOKEN_PREFIX);
-	for (i = 0; i < b.len && off + 2 < outlen; i++) {
-		out[off++] = hex[b.data[i] >> 4];
-		out[off++] = hex[b.data[i] & 15];
-	}
-	if (off < outlen)
-		out[off] = '\0';
-	buf_free(&b);
-}
-
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
-int
-token_decode(const char *s, struct cb_token *t, struct cb_err *err)
-{
-	uint8_t		 raw[TOKEN_MAX];
-	const char	*h;
-	size_t		 hexlen, len, i, namelen;
-	int		 hi, lo;
-
-	memset(t, 0, sizeof *t);
-	if (strncmp(s, TOKEN_PREFIX, strlen(TOKEN_PREFIX)) != 0) {
-		err_set(err, "not a cbexec token (no '%s' prefix)",
-		    TOKEN_PREFIX);
-		return -1;
-	}
-	h = s + strlen(TOKEN_PREFIX);
-	hexlen = strlen(h);
-	if (hexlen % 2 != 0 || hexlen / 2 > sizeof raw ||
-	    hexlen / 2 < TOKEN_FIXED + 1 + 4) {
-		err_set(err, "cut short or too long");
-		return -1;
-	}
-	len = hexlen / 2;
-	for (i = 0; i < len; i++) {
-		if ((hi = hexval((unsigned char)h[2 * i])) < 0 ||
-		    (lo = hexval((unsigned char)h[2 * i + 1])) < 0) {
-			err_set(err, "unexpected character at offset %zu",
-			    strlen(TOKEN_PREFIX) + 2 * i +
-			    (hi < 0 ? 0 : 1));
-			return -1;
-		}
-		raw[i] = (uint8_t)(hi << 4 | lo);
-	}
-	namelen = raw[TOKEN_FIXED - 1];
-	if (len != TOKEN_FIXED + namelen + 4) {
-		err_set(err, "cut short or too long");
-		return -1;
-	}
-	if (get_u32(raw + len - 4) != fnv1a(raw, len - 4)) {
-		err_set(err, "checksum mismatch (cut or mistyped?)");
-		return -1;
-	}
-	if (raw[0] != TOKEN_VERSION) {
-		err_set(err, "token version %u, this cbexec knows %u",
-		    raw[0], TOKEN_VERSION);
-		return -1;
-	}
-	if ((raw[1] & ~(TOKEN_PROBE | TOKEN_UNGUARDED)) != 0) {
-		err_set(err, "unknown flags 0x%02x", raw[1]);
-		return -1;
-	}
-	t->probe = (raw[1] & TOKEN_PROBE) != 0;
-	t->unguarded = (raw[1] & TOKEN_UNGUARDED) != 0;
-	t->epoch = get_u64(raw + 2);
-	t->slot = get_u64(raw + 10);
-	t->acquired_ms = (int64_t)get_u64(raw + 18);
-	if (t->acquired_ms < 0 || t->acquired_ms > (int64_t)1 << 53) {
-		err_set(err, "its time is not one acquire writes");
-		return -1;
-	}
-	memcpy(t->name, raw + TOKEN_FIXED, namelen);
-	t->name[namelen] = '\0';
-	if (strlen(t->name) != namelen ||
-	    cmd_name_valid(t->name, err) == -1) {
-		err_set(err, "it names no valid breaker");
-		return -1;
-	}
-	return 0;
-}
+#include "token.h"
 
 /*
  * The holder named by --pid: a live process whose start time can be read

@@ -13,6 +13,7 @@
 #include "clock.h"
 #include "cmd.h"
 #include "record.h"
+#include "token.h"
 
 static int
 cmd_release_exec(struct cb_ctx *ctx, int argc, char **argv)

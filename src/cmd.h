@@ -273,23 +273,6 @@ struct cb_ticket;
 void	run_refusal(struct cb_ctx *, const char *name,
 	    const struct cb_ticket *);
 
-/* An acquire/release token (cmd-acquire.c). */
-#define TOKEN_PROBE		1
-#define TOKEN_UNGUARDED		2
-#define TOKEN_TEXT_MAX		(4 + 2 * (27 + 255 + 4) + 1)
-struct cb_token {
-	int		probe;		/* holds a half-open slot */
-	int		unguarded;	/* CBEXEC_DISABLE=1: record nothing */
-	uint64_t	epoch;
-	uint64_t	slot;		/* the slot's token when probe */
-	int64_t		acquired_ms;	/* wall clock */
-	char		name[256];
-};
-/* Into out (TOKEN_TEXT_MAX bytes): "cb1-" and lower-case hex. */
-void	token_encode(const struct cb_token *, char *out, size_t);
-/* Returns 0, or -1 with what is wrong in err. */
-int	token_decode(const char *, struct cb_token *, struct cb_err *);
-
 extern const struct cmd_entry	cmd_acquire_entry;
 extern const struct cmd_entry	cmd_config_entry;
 extern const struct cmd_entry	cmd_release_entry;

@@ -107,7 +107,8 @@ endif
 
 # The pure core: links without -llmdb or -lconfig (the unit tests prove it).
 PURE	= util policy record breaker classify name token
-IO	= clock config store-lmdb store-redis spawn cmd cmd-admin cmd-run \
+IO	= clock config store-lmdb store-redis spawn cmd ctx call hook \
+	  cmd-admin cmd-run \
 	  cmd-check cmd-status cmd-reset cmd-trip cmd-forget cmd-gc cmd-help \
 	  cmd-acquire cmd-release cmd-config cbexec
 OBJS	= $(PURE:%=$(B)/%.o) $(IO:%=$(B)/%.o)

@@ -215,8 +215,8 @@ int	cmd_policy(struct cb_ctx *, const char *name, struct policy_builder *);
 void		 cmd_env(struct cb_ctx *, struct cb_env *);
 /* This boot's id (clock_boot_id), read once. */
 const uint8_t	*cmd_boot_id(struct cb_ctx *);
-/* Release what the context holds: the store, the config, the state path.
- * Call after cmd_hooks_wait's hooks no longer need a closed store. */
+/* Release what the context holds: the store (if main has not closed it
+ * before cmd_hooks_wait), the config and its problems, the state path. */
 void		 ctx_free(struct cb_ctx *);
 
 /* ---- cmd.c ---- */

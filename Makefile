@@ -106,8 +106,9 @@ $(file >$(B)/.flags,$(FLAGS_NOW))
 endif
 
 # The pure core: links without -llmdb or -lconfig (the unit tests prove it).
-PURE	= util policy record breaker classify name
-IO	= clock config store-lmdb store-redis spawn cmd cmd-admin cmd-run \
+PURE	= util policy record breaker classify name token
+IO	= clock config store-lmdb store-redis spawn cmd ctx call hook \
+	  cmd-admin cmd-run \
 	  cmd-check cmd-status cmd-reset cmd-trip cmd-forget cmd-gc cmd-help \
 	  cmd-acquire cmd-release cmd-config cbexec
 OBJS	= $(PURE:%=$(B)/%.o) $(IO:%=$(B)/%.o)
@@ -125,7 +126,7 @@ cbexec: $(B)/cbexec
 $(B)/cbexec: $(OBJS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
 
-UNITOBJS = $(B)/unit.o $(B)/unit-core.o $(B)/unit-policy.o
+UNITOBJS = $(B)/unit.o $(B)/unit-core.o $(B)/unit-policy.o $(B)/unit-token.o
 
 $(B)/unit: $(UNITOBJS) $(PUREOBJS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(UNITOBJS) $(PUREOBJS) -lm
@@ -292,7 +293,7 @@ check-deb: $(B)/cbexec
 # `make fuzz` runs each for FUZZ_RUNS executions on a scratch corpus seeded
 # from tests/fuzz/corpus/; fuzz-smoke (part of check) runs each for
 # FUZZ_SMOKE_S seconds.  A crash leaves its input in build-fuzz/.
-FUZZERS	= record duration codes name config
+FUZZERS	= record duration codes name config token
 FUZZ_RUNS ?= 1000000
 FUZZ_SMOKE_S ?= 1
 FB	= build-fuzz

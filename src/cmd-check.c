@@ -13,6 +13,7 @@
 
 #include "breaker.h"
 #include "cmd.h"
+#include "name.h"
 #include "record.h"
 
 /* A check writes its use only when the stored last use is this old. */
@@ -24,6 +25,7 @@ touch_cb(const uint8_t *old, size_t oldlen, struct cb_buf *out, void *arg,
     struct cb_err *err)
 {
 	const struct cb_env	*env = arg;
+	/* Large (a record): static, see struct cb_record. */
 	static struct cb_record	 r;
 
 	if (old == NULL)
@@ -51,7 +53,7 @@ check_touch(struct cb_ctx *ctx, const char *name, const struct cb_env *env)
 
 	store_close(ctx->store);
 	ctx->store = NULL;
-	if ((store = cmd_store(ctx, 0, NULL, &err)) == NULL) {
+	if ((store = cmd_store(ctx, 0, &err)) == NULL) {
 		if (ctx->verbose)
 			cmd_warnx("%s: use not recorded: %s", name, err.msg);
 		return;
@@ -62,8 +64,9 @@ check_touch(struct cb_ctx *ctx, const char *name, const struct cb_env *env)
 }
 
 static int
-cmd_check_exec(struct cb_ctx *ctx, int argc, char **argv)
+cmd_check_exec(struct cb_ctx *ctx, struct cmd_args *a)
 {
+	/* Large (a record): static, see struct cb_record. */
 	static struct cb_record	 r;
 	struct policy_builder	 b;
 	struct cb_policy	 p;
@@ -74,43 +77,35 @@ cmd_check_exec(struct cb_ctx *ctx, int argc, char **argv)
 	struct cb_err		 err;
 	struct store		*store;
 	int64_t			 used;
-	int			 missing, found, status;
+	int			 found, status;
 
-	if (argc == 2 && (strcmp(argv[1], "--help") == 0 ||
-	    strcmp(argv[1], "-h") == 0)) {
-		printf("usage: cbexec check %s\n%s", cmd_check_entry.usage,
-		    cmd_check_entry.help);
-		return EXIT_OK;
-	}
-	if (argc != 2)
-		return cmd_usage(&cmd_check_entry, EXIT_USAGE);
-	if (cmd_name_valid(argv[1], &err) == -1) {
+	if (name_valid(a->argv[0], &err) == -1) {
 		cmd_warnx("%s", err.msg);
 		return EXIT_USAGE;
 	}
 	/* Like run, which would run unguarded: admit (SPEC section 4). */
 	policy_init(&b);
-	if (cmd_policy(ctx, argv[1], &b) == -1) {
+	if (cmd_policy(ctx, a->argv[0], &b) == -1) {
 		if (ctx->cfg_missing)
 			return EXIT_USAGE;
 		if (!ctx->cfg_failed)
 			return EXIT_FAIL;
 		if (!ctx->quiet)
 			cmd_warnx("warning: no usable config: '%s' would run "
-			    "unguarded", argv[1]);
+			    "unguarded", a->argv[0]);
 		return EXIT_OK;
 	}
 	if (policy_finish(&b, &p, &err) == -1) {
-		cmd_warnx("%s: %s", argv[1], err.msg);
+		cmd_warnx("%s: %s", a->argv[0], err.msg);
 		return EXIT_FAIL;
 	}
-	if ((store = cmd_store(ctx, 1, &missing, &err)) == NULL) {
-		if (missing)
+	if ((store = cmd_store(ctx, 1, &err)) == NULL) {
+		if (err.code == CB_ERR_MISSING)
 			return EXIT_OK;
 		cmd_warnx("%s", err.msg);
 		return EXIT_FAIL;
 	}
-	if ((found = store_get(store, argv[1], &buf, &err)) == -1) {
+	if ((found = store_get(store, a->argv[0], &buf, &err)) == -1) {
 		cmd_warnx("%s", err.msg);
 		return EXIT_FAIL;
 	}
@@ -118,7 +113,7 @@ cmd_check_exec(struct cb_ctx *ctx, int argc, char **argv)
 		buf_free(&buf);
 		return EXIT_OK;
 	}
-	if (cmd_decode(ctx, argv[1], buf.data, buf.len, &r, &err) == -1) {
+	if (cmd_decode(ctx, a->argv[0], buf.data, buf.len, &r, &err) == -1) {
 		buf_free(&buf);
 		cmd_warnx("%s", err.msg);
 		return EXIT_FAIL;
@@ -133,11 +128,11 @@ cmd_check_exec(struct cb_ctx *ctx, int argc, char **argv)
 	breaker_admit(&r, &p, &env, &self, &t, NULL);
 	status = t.admitted ? EXIT_OK : p.open_exit_code;
 	if (!t.admitted)
-		run_refusal(ctx, argv[1], &t);
+		run_refusal(ctx, a->argv[0], &t);
 	if (env.now_ms - used >= CHECK_TOUCH_MS)
-		check_touch(ctx, argv[1], &env);
+		check_touch(ctx, a->argv[0], &env);
 	if (ctx->verbose)
-		cmd_warnx("%s: %s", argv[1], t.admitted ? "would be admitted" :
+		cmd_warnx("%s: %s", a->argv[0], t.admitted ? "would be admitted" :
 		    "would be refused");
 	return status;
 }
@@ -149,5 +144,10 @@ const struct cmd_entry cmd_check_entry = {
 	"Exits 0 when a call to NAME would run now and open_exit_code (75)\n"
 	"when it would be refused.  Takes no probe slot and changes no state\n"
 	"(it records its use for gc at most once a minute).\n",
-	cmd_check_exec
+	/* NAME first: "check -x" is a name that is not valid. */
+	{ NULL, 1, 1, CMD_NAME_FIRST, NULL },
+	0,
+	NULL,
+	cmd_check_exec,
+	NULL
 };

@@ -170,7 +170,7 @@ struct store_opts {
 	int		 readonly;	/* open for reading only (status):
 					 * a missing file is then not created
 					 * and store_open returns NULL with
-					 * errno ENOENT and err filled */
+					 * err->code CB_ERR_MISSING */
 	uint64_t	 max_records;	/* 0: no bound */
 	store_rank_fn	 rank;		/* required with max_records */
 };

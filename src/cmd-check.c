@@ -6,7 +6,9 @@
  * which gc goes by (SPEC: check is a use): written only
  * when the stored one is a minute old or more, so a tight loop of checks
  * does not write at every call, and skipped silently when the state file
- * is not writable for this user (check then still answers).
+ * is not writable for this user (check then still answers).  A Redis
+ * state that does not answer makes check ask the local breaker, as run
+ * does (fallback = "local").
  */
 #include <stdio.h>
 #include <string.h>
@@ -61,6 +63,35 @@ check_touch(struct cb_ctx *ctx, const char *name, const struct cb_env *env)
 		cmd_warnx("%s: use not recorded: %s", name, err.msg);
 }
 
+/*
+ * Read NAME's record into buf: 1 found, 0 not (or no state file yet), -1
+ * failed (err filled).  A Redis state that cannot be used, with fallback
+ * = "local", is replaced by the local breaker after one warning, as run
+ * does (SPEC section 9).
+ */
+static int
+check_read(struct cb_ctx *ctx, const char *name, struct cb_buf *buf,
+    struct cb_err *err)
+{
+	struct store	*store;
+	const char	*path;
+	int		 missing, found = -1;
+
+	if ((store = cmd_store(ctx, 1, &missing, err)) == NULL && missing)
+		return 0;
+	if (store != NULL && (found = store_get(store, name, buf, err)) != -1)
+		return found;
+	if ((path = cmd_state_path(ctx)) == NULL || !store_is_redis(path) ||
+	    ctx->cfg.fallback != FALLBACK_LOCAL ||
+	    (store != NULL && !store->down))
+		return -1;
+	if (!ctx->quiet)
+		cmd_warnx("warning: %s; using the local breaker", err->msg);
+	if ((store = cmd_store_local(ctx, err)) == NULL)
+		return -1;
+	return store_get(store, name, buf, err);
+}
+
 static int
 cmd_check_exec(struct cb_ctx *ctx, int argc, char **argv)
 {
@@ -72,9 +103,8 @@ cmd_check_exec(struct cb_ctx *ctx, int argc, char **argv)
 	struct cb_ticket	 t;
 	struct cb_buf		 buf = { 0 };
 	struct cb_err		 err;
-	struct store		*store;
 	int64_t			 used;
-	int			 missing, found, status;
+	int			 found, status;
 
 	if (argc == 2 && (strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "-h") == 0)) {
@@ -104,13 +134,8 @@ cmd_check_exec(struct cb_ctx *ctx, int argc, char **argv)
 		cmd_warnx("%s: %s", argv[1], err.msg);
 		return EXIT_FAIL;
 	}
-	if ((store = cmd_store(ctx, 1, &missing, &err)) == NULL) {
-		if (missing)
-			return EXIT_OK;
-		cmd_warnx("%s", err.msg);
-		return EXIT_FAIL;
-	}
-	if ((found = store_get(store, argv[1], &buf, &err)) == -1) {
+	if ((found = check_read(ctx, argv[1], &buf, &err)) == -1) {
+		buf_free(&buf);
 		cmd_warnx("%s", err.msg);
 		return EXIT_FAIL;
 	}

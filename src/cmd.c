@@ -389,6 +389,8 @@ cmd_store(struct cb_ctx *ctx, int readonly, int *missing, struct cb_err *err)
 		ropts.password = getenv("CBEXEC_REDIS_PASSWORD");
 		if (ropts.password != NULL && ropts.password[0] == '\0')
 			ropts.password = NULL;
+		ropts.max_records = (uint64_t)ctx->cfg.max_breakers;
+		ropts.rank = rank_record;
 		ctx->store = store_redis_open(&ropts, err);
 		return ctx->store;
 	}

@@ -98,7 +98,8 @@ local_json() {
 	assert_output "cbexec: api: circuit open, retry in 1m (5 consecutive failures)"
 	[ "$(fleet api '.state + " " + (.calls|tostring) + " " + (.rejected|tostring)')" = "open 5 1" ]
 	# Nothing went to the local state files.
-	[ ! -e "$T/a.mdb" ] && [ ! -e "$T/b.mdb" ]
+	[ ! -e "$T/a.mdb" ]
+	[ ! -e "$T/b.mdb" ]
 	run -0 "${RCLI[@]}" TYPE cbexec:api
 	assert_output string
 }
@@ -330,7 +331,7 @@ local_json() {
 	CBEXEC_STATE=$URL "$CBEXEC" status --names >"$T/names"
 	[ "$(wc -l <"$T/names")" -eq 1201 ]
 	sort -c "$T/names"
-	! grep -qx -e x -e hash "$T/names"
+	run -1 grep -qx -e x -e hash "$T/names"
 }
 
 @test "redis_prefix keeps teams apart on one server" {

@@ -110,6 +110,9 @@ PURE	= util policy record breaker classify name
 IO	= clock config store-lmdb store-redis spawn cmd cmd-admin cmd-run \
 	  cmd-check cmd-status cmd-reset cmd-trip cmd-forget cmd-gc cmd-help \
 	  cmd-acquire cmd-release cmd-config cbexec
+# The Redis store's URL parser (pure) and deadline-bound name lookup.
+PURE	+= redis-url
+IO	+= resolve
 OBJS	= $(PURE:%=$(B)/%.o) $(IO:%=$(B)/%.o)
 PUREOBJS = $(PURE:%=$(B)/%.o)
 
@@ -126,6 +129,7 @@ $(B)/cbexec: $(OBJS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
 
 UNITOBJS = $(B)/unit.o $(B)/unit-core.o $(B)/unit-policy.o
+UNITOBJS += $(B)/unit-redis-url.o
 
 $(B)/unit: $(UNITOBJS) $(PUREOBJS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(UNITOBJS) $(PUREOBJS) -lm

@@ -28,152 +28,20 @@
 #include <unistd.h>
 
 #ifdef CBEXEC_REDIS
-#include <sys/socket.h>
-#include <arpa/inet.h>
-#include <netdb.h>
-
 #include <hiredis/hiredis.h>
 #endif
 
 #include "clock.h"
+#include "redis-url.h"
+#include "resolve.h"
 #include "store.h"
 #include "util.h"
-
-#define REDIS_PORT	6379
 
 /* Optimistic update attempts before giving up on a hot key. */
 #define REDIS_RETRIES	100
 /* Keys per SCAN step and per MGET. */
 #define REDIS_SCAN_COUNT	"500"
 #define REDIS_MGET_BATCH	200
-
-/* A parsed URL: TCP host and port, or a unix socket path; a database. */
-struct redis_url {
-	char	*host;		/* NULL for a unix socket */
-	int	 port;
-	char	*sock;		/* NULL for TCP */
-	char	*user;		/* AUTH user, or NULL */
-	long	 db;
-};
-
-static void
-url_free(struct redis_url *u)
-{
-	free(u->host);
-	free(u->sock);
-	free(u->user);
-	memset(u, 0, sizeof *u);
-}
-
-/* A decimal number from lo to hi spanning exactly [s, end). */
-static int
-url_number(const char *s, const char *end, long lo, long hi, long *out)
-{
-	long	v = 0;
-
-	if (s == end || end - s > 10)
-		return -1;
-	for (; s < end; s++) {
-		if (*s < '0' || *s > '9')
-			return -1;
-		v = v * 10 + (*s - '0');
-	}
-	if (v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-/*
- * redis://[user@]host[:port][/db] (host may be [v6addr]) or
- * unix:/path[?db=N].  Messages never repeat the URL: it might hold a
- * password.
- */
-static int
-url_parse(const char *url, struct redis_url *u, struct cb_err *err)
-{
-	const char	*p, *end, *at, *h, *hend, *q;
-	long		 v;
-
-	memset(u, 0, sizeof *u);
-	if (strncmp(url, "unix:", 5) == 0) {
-		p = url + 5;
-		if ((q = strchr(p, '?')) == NULL)
-			q = p + strlen(p);
-		else if (strncmp(q, "?db=", 4) != 0 ||
-		    url_number(q + 4, q + strlen(q), 0, INT_MAX, &u->db) != 0) {
-			err_set(err, "invalid Redis URL: after the socket path "
-			    "only ?db=N may follow");
-			return -1;
-		}
-		if (*p != '/' || q - p < 2) {
-			err_set(err, "invalid Redis URL: unix: wants an "
-			    "absolute socket path (unix:/run/redis.sock)");
-			return -1;
-		}
-		u->sock = xstrndup(p, (size_t)(q - p));
-		return 0;
-	}
-	if (strncmp(url, "redis://", 8) != 0) {
-		err_set(err, "invalid Redis URL: must start with redis:// "
-		    "or unix:");
-		return -1;
-	}
-	p = url + 8;
-	if ((end = strchr(p, '/')) == NULL)
-		end = p + strlen(p);
-	at = memchr(p, '@', (size_t)(end - p));
-	if (at != NULL) {
-		if (memchr(p, ':', (size_t)(at - p)) != NULL) {
-			err_set(err, "invalid Redis URL: a password in the URL "
-			    "is not accepted (set CBEXEC_REDIS_PASSWORD)");
-			return -1;
-		}
-		if (at == p) {
-			err_set(err, "invalid Redis URL: empty user name "
-			    "before '@'");
-			return -1;
-		}
-		u->user = xstrndup(p, (size_t)(at - p));
-		p = at + 1;
-	}
-	u->port = REDIS_PORT;
-	if (*p == '[') {
-		h = p + 1;
-		if ((hend = memchr(h, ']', (size_t)(end - h))) == NULL)
-			goto bad_host;
-		p = hend + 1;
-	} else {
-		h = p;
-		if ((hend = memchr(h, ':', (size_t)(end - h))) == NULL)
-			hend = end;
-		p = hend;
-	}
-	if (hend == h)
-		goto bad_host;
-	if (p < end) {
-		if (*p != ':' ||
-		    url_number(p + 1, end, 1, 65535, &v) != 0) {
-			err_set(err, "invalid Redis URL: the port must be a "
-			    "number from 1 to 65535");
-			goto fail;
-		}
-		u->port = (int)v;
-	}
-	u->host = xstrndup(h, (size_t)(hend - h));
-	if (*end == '/' && end[1] != '\0' &&
-	    url_number(end + 1, end + strlen(end), 0, INT_MAX, &u->db) != 0) {
-		err_set(err, "invalid Redis URL: the path must be a database "
-		    "number (redis://host:6379/0)");
-		goto fail;
-	}
-	return 0;
-bad_host:
-	err_set(err, "invalid Redis URL: no host (redis://host:6379/0)");
-fail:
-	url_free(u);
-	return -1;
-}
 
 int
 store_is_redis(const char *path)
@@ -195,9 +63,9 @@ store_redis_open(const struct store_redis_opts *opts, struct cb_err *err)
 {
 	struct redis_url	u;
 
-	if (url_parse(opts->url, &u, err) == -1)
+	if (redis_url_parse(opts->url, &u, err) == -1)
 		return NULL;
-	url_free(&u);
+	redis_url_free(&u);
 	err_set(err, "cannot use Redis state '%s': cbexec was built without "
 	    "Redis support (hiredis; make WITH_REDIS=1)", opts->url);
 	return NULL;
@@ -366,35 +234,6 @@ redis_expect_ok(struct store_redis *sr, const char *what, redisReply *r,
 	return -1;
 }
 
-/* Addresses of a host name tried, in the resolver's order. */
-#define REDIS_ADDRS	4
-
-struct redis_addrs {
-	char	a[REDIS_ADDRS][INET6_ADDRSTRLEN];
-	int	n;
-};
-
-static void
-addrs_add(struct redis_addrs *ad, const struct addrinfo *res)
-{
-	const struct addrinfo	*ai;
-	const void		*in;
-
-	for (ai = res; ai != NULL && ad->n < REDIS_ADDRS; ai = ai->ai_next) {
-		if (ai->ai_family == AF_INET)
-			in = &((const struct sockaddr_in *)
-			    (const void *)ai->ai_addr)->sin_addr;
-		else if (ai->ai_family == AF_INET6)
-			in = &((const struct sockaddr_in6 *)
-			    (const void *)ai->ai_addr)->sin6_addr;
-		else
-			continue;
-		if (inet_ntop(ai->ai_family, in, ad->a[ad->n],
-		    sizeof ad->a[ad->n]) != NULL)
-			ad->n++;
-	}
-}
-
 /* Connecting took longer than store_timeout. */
 static int
 redis_slow(struct store_redis *sr, struct cb_err *err)
@@ -407,89 +246,28 @@ redis_slow(struct store_redis *sr, struct cb_err *err)
 }
 
 /*
- * The host's addresses by the deadline (monotonic ms).  hiredis's own
- * getaddrinfo would wait for a resolver that does not answer as long as
- * resolv.conf lets it (10s and more), so a name is looked up with glibc's
- * getaddrinfo_a and waited for with gai_suspend until the deadline.  A
- * lookup still running then is cancelled; if it cannot be, its request
- * is left to the resolver's thread (never freed: it may still write it).
- */
-static int
-redis_resolve(struct store_redis *sr, int64_t deadline,
-    struct redis_addrs *ad, struct cb_err *err)
-{
-	static const struct addrinfo	 numeric = { .ai_flags = AI_NUMERICHOST,
-		.ai_socktype = SOCK_STREAM };
-	static const struct addrinfo	 hints = { .ai_socktype = SOCK_STREAM };
-	struct gaicb			*req, *list[1];
-	struct addrinfo			*res;
-	struct timespec			 ts;
-	int64_t				 left;
-	int				 rc;
-
-	ad->n = 0;
-	if (getaddrinfo(sr->u.host, NULL, &numeric, &res) == 0) {
-		addrs_add(ad, res);
-		freeaddrinfo(res);
-		return 0;
-	}
-	req = xcalloc(1, sizeof *req);
-	req->ar_name = xstrdup(sr->u.host);
-	req->ar_request = &hints;
-	list[0] = req;
-	if ((rc = getaddrinfo_a(GAI_NOWAIT, list, 1, NULL)) != 0)
-		goto fail;
-	while ((rc = gai_error(req)) == EAI_INPROGRESS) {
-		if ((left = deadline - clock_mono_ms()) <= 0) {
-			if ((rc = gai_cancel(req)) == EAI_NOTCANCELED)
-				return redis_slow(sr, err);	/* leaked */
-			if (rc == EAI_ALLDONE && gai_error(req) == 0)
-				freeaddrinfo(req->ar_result);
-			free((char *)req->ar_name);
-			free(req);
-			return redis_slow(sr, err);
-		}
-		ts.tv_sec = (time_t)(left / 1000);
-		ts.tv_nsec = (long)(left % 1000) * 1000000;
-		(void)gai_suspend((const struct gaicb *const *)list, 1, &ts);
-	}
-	if (rc != 0)
-		goto fail;
-	addrs_add(ad, req->ar_result);
-	freeaddrinfo(req->ar_result);
-	free((char *)req->ar_name);
-	free(req);
-	if (ad->n == 0) {
-		err_set(err, "cannot connect to Redis in state '%s': host "
-		    "'%s' has no IPv4 or IPv6 address", sr->s.path, sr->u.host);
-		sr->s.down = 1;
-		return -1;
-	}
-	return 0;
-fail:
-	err_set(err, "cannot connect to Redis in state '%s': cannot resolve "
-	    "host '%s': %s", sr->s.path, sr->u.host, gai_strerror(rc));
-	sr->s.down = 1;
-	free((char *)req->ar_name);
-	free(req);
-	return -1;
-}
-
-/*
  * A TCP connection to one of the host's addresses, the lookup and every
  * attempt together within store_timeout; NULL after filling err.
  */
 static int
 redis_connect_tcp(struct store_redis *sr, struct cb_err *err)
 {
-	struct redis_addrs	ad;
+	struct resolved		ad;
+	struct cb_err		why;
 	struct timeval		tv;
 	int64_t			deadline, left;
 	int			i;
 
 	deadline = clock_mono_ms() + sr->timeout_ms;
-	if (redis_resolve(sr, deadline, &ad, err) == -1)
+	switch (resolve_host(sr->u.host, deadline, &ad, &why)) {
+	case RESOLVE_LATE:
+		return redis_slow(sr, err);
+	case RESOLVE_FAILED:
+		err_set(err, "cannot connect to Redis in state '%s': %s",
+		    sr->s.path, why.msg);
+		sr->s.down = 1;
 		return -1;
+	}
 	for (i = 0; i < ad.n; i++) {
 		if (sr->c != NULL) {
 			redisFree(sr->c);
@@ -499,7 +277,7 @@ redis_connect_tcp(struct store_redis *sr, struct cb_err *err)
 			return redis_slow(sr, err);
 		tv.tv_sec = (time_t)(left / 1000);
 		tv.tv_usec = (suseconds_t)(left % 1000 * 1000);
-		sr->c = redisConnectWithTimeout(ad.a[i], sr->u.port, tv);
+		sr->c = redisConnectWithTimeout(ad.addr[i], sr->u.port, tv);
 		if (sr->c == NULL || sr->c->err == 0)
 			break;
 	}
@@ -1409,7 +1187,7 @@ redis_close(struct store *s)
 		explicit_bzero(sr->password, strlen(sr->password));
 		free(sr->password);
 	}
-	url_free(&sr->u);
+	redis_url_free(&sr->u);
 	buf_free(&sr->key);
 	buf_free(&sr->out);
 	buf_free(&sr->peek);
@@ -1425,7 +1203,7 @@ store_redis_open(const struct store_redis_opts *opts, struct cb_err *err)
 	int			 rc;
 
 	sr = xcalloc(1, sizeof *sr);
-	if (url_parse(opts->url, &sr->u, err) == -1) {
+	if (redis_url_parse(opts->url, &sr->u, err) == -1) {
 		free(sr);
 		return NULL;
 	}

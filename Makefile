@@ -299,7 +299,7 @@ check-deb: $(B)/cbexec
 # `make fuzz` runs each for FUZZ_RUNS executions on a scratch corpus seeded
 # from tests/fuzz/corpus/; fuzz-smoke (part of check) runs each for
 # FUZZ_SMOKE_S seconds.  A crash leaves its input in build-fuzz/.
-FUZZERS	= record duration codes name config
+FUZZERS	= record duration codes name config redis-url
 FUZZ_RUNS ?= 1000000
 FUZZ_SMOKE_S ?= 1
 FB	= build-fuzz

@@ -6,7 +6,9 @@
  * which gc goes by (SPEC: check is a use): written only
  * when the stored one is a minute old or more, so a tight loop of checks
  * does not write at every call, and skipped silently when the state file
- * is not writable for this user (check then still answers).
+ * is not writable for this user (check then still answers).  A Redis
+ * state that does not answer makes check ask the local breaker, as run
+ * does (fallback = "local").
  */
 #include <stdio.h>
 #include <string.h>
@@ -63,6 +65,35 @@ check_touch(struct cb_ctx *ctx, const char *name, const struct cb_env *env)
 		cmd_warnx("%s: use not recorded: %s", name, err.msg);
 }
 
+/*
+ * Read NAME's record into buf: 1 found, 0 not (or no state file yet), -1
+ * failed (err filled).  A Redis state that cannot be used, with fallback
+ * = "local", is replaced by the local breaker after one warning, as run
+ * does (SPEC section 9).
+ */
+static int
+check_read(struct cb_ctx *ctx, const char *name, struct cb_buf *buf,
+    struct cb_err *err)
+{
+	struct store	*store;
+	int		 found = -1;
+
+	if ((store = cmd_store(ctx, 1, err)) == NULL &&
+	    err->code == CB_ERR_MISSING)
+		return 0;
+	if (store != NULL && (found = store_get(store, name, buf, err)) != -1)
+		return found;
+	if (ctx->state == NULL || !ctx->state_redis ||
+	    ctx->cfg.fallback != FALLBACK_LOCAL ||
+	    (store != NULL && !store->down))
+		return -1;
+	if (!ctx->quiet)
+		cmd_warnx("warning: %s; using the local breaker", err->msg);
+	if ((store = cmd_store_local(ctx, err)) == NULL)
+		return -1;
+	return store_get(store, name, buf, err);
+}
+
 static int
 cmd_check_exec(struct cb_ctx *ctx, struct cmd_args *a)
 {
@@ -75,7 +106,6 @@ cmd_check_exec(struct cb_ctx *ctx, struct cmd_args *a)
 	struct cb_ticket	 t;
 	struct cb_buf		 buf = { 0 };
 	struct cb_err		 err;
-	struct store		*store;
 	int64_t			 used;
 	int			 found, status;
 
@@ -99,13 +129,8 @@ cmd_check_exec(struct cb_ctx *ctx, struct cmd_args *a)
 		cmd_warnx("%s: %s", a->argv[0], err.msg);
 		return EXIT_FAIL;
 	}
-	if ((store = cmd_store(ctx, 1, &err)) == NULL) {
-		if (err.code == CB_ERR_MISSING)
-			return EXIT_OK;
-		cmd_warnx("%s", err.msg);
-		return EXIT_FAIL;
-	}
-	if ((found = store_get(store, a->argv[0], &buf, &err)) == -1) {
+	if ((found = check_read(ctx, a->argv[0], &buf, &err)) == -1) {
+		buf_free(&buf);
 		cmd_warnx("%s", err.msg);
 		return EXIT_FAIL;
 	}

@@ -103,11 +103,6 @@ cmd_gc_exec(struct cb_ctx *ctx, struct cmd_args *a)
 		}
 		goto out;
 	}
-	if (store->ops->prune == NULL) {
-		cmd_warnx("gc: the %s store '%s' cannot remove breakers",
-		    store->ops->kind, store->path);
-		return EXIT_FAIL;
-	}
 	/* On failure, what was removed before it is still gone: list it. */
 	if (store_prune(store, gc_cb, &st, &removed, &err) == -1) {
 		cmd_warnx("%s", err.msg);

@@ -2,8 +2,8 @@
 #
 #   make            build ./cbexec
 #   make deps       install the Debian packages the build and tests need
-#   make check      unit tests, man page lint, bats suite; then all again
-#                   under ASan+UBSan (SANITIZE=0 skips that second pass)
+#   make check      man page lint, then unit tests and bats suite; then
+#                   both again under ASan+UBSan (SANITIZE=0 skips that)
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make deb        cbexec_VERSION_ARCH.deb (debian/), checked by lintian
 #   make bench      performance figures (never part of check)
@@ -106,10 +106,14 @@ $(file >$(B)/.flags,$(FLAGS_NOW))
 endif
 
 # The pure core: links without -llmdb or -lconfig (the unit tests prove it).
-PURE	= util policy record breaker classify name
-IO	= clock config store-lmdb store-redis spawn cmd cmd-admin cmd-run \
+PURE	= util policy record breaker classify name token
+IO	= clock config store-lmdb store-redis spawn cmd ctx call hook \
+	  cmd-admin cmd-run \
 	  cmd-check cmd-status cmd-reset cmd-trip cmd-forget cmd-gc cmd-help \
 	  cmd-acquire cmd-release cmd-config cbexec
+# The Redis store's URL parser (pure) and deadline-bound name lookup.
+PURE	+= redis-url
+IO	+= resolve
 OBJS	= $(PURE:%=$(B)/%.o) $(IO:%=$(B)/%.o)
 PUREOBJS = $(PURE:%=$(B)/%.o)
 
@@ -126,7 +130,8 @@ $(B)/cbexec: $(OBJS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
 
 UNITOBJS = $(B)/unit.o $(B)/unit-record.o $(B)/unit-breaker.o \
-	$(B)/unit-classify.o $(B)/unit-policy.o
+	$(B)/unit-classify.o $(B)/unit-policy.o $(B)/unit-token.o
+UNITOBJS += $(B)/unit-redis-url.o
 
 $(B)/unit: $(UNITOBJS) $(PUREOBJS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(UNITOBJS) $(PUREOBJS) -lm
@@ -178,20 +183,20 @@ deps:
 		echo "deps: all build and test dependencies are installed"; \
 	fi
 
-# Every bats pass appends "PASSED FAILED SKIPPED" to $(COUNTS); check sums
-# them into the closing line and fails when nothing passed.
+# Every pass appends "PASSED FAILED SKIPPED NAME" to $(COUNTS) through
+# tests/check-summary.sh, which keeps each command's exit status and holds
+# bats to its 1..N plan; `total` sums the lines into the closing one and
+# fails unless something passed and nothing failed.  lint runs once.
 COUNTS	= build/.check-counts
-TAPSUM	= awk '/^ok .* \# skip/{s++; print; next} /^ok /{p++} /^not ok /{f++} \
-	  {print} END{printf "%d %d %d\n", p, f, s > "/dev/stderr"}'
+SUMMARY	= tests/check-summary.sh
 
-check:
+check: lint
 	@mkdir -p build && : > $(COUNTS)
 	@$(MAKE) --no-print-directory check-one SANITIZE=0
 	@$(MAKE) --no-print-directory fuzz-smoke memcheck SANITIZE=0
 	@if [ "$(SANITIZE)" != 0 ]; then \
 		$(MAKE) --no-print-directory check-one SANITIZE=1; fi
-	@awk '{p+=$$1; f+=$$2; s+=$$3} END{printf "check: %d passed, %d " \
-	    "failed, %d skipped\n", p, f, s; exit !(p > 0 && f == 0)}' $(COUNTS)
+	@$(SUMMARY) total $(COUNTS)
 
 # ASan is not first in the library list when faketime is preloaded.
 SANENV	= ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1:exitcode=86 \
@@ -201,13 +206,15 @@ SANENV	= ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1:exitcode=86 \
 $(B)/hold-writer: tests/hold-writer.c | $(B)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LDLIBS)
 
-check-one: $(B)/cbexec $(B)/unit $(B)/hold-writer lint
+# One pass: the unit binary and the bats suite with this build ($(B)).
+check-one: $(B)/cbexec $(B)/unit $(B)/hold-writer
+	@mkdir -p build
 	@echo "== unit tests ($(B))"
-	@$(SANENV) $(B)/unit
+	@$(SANENV) $(SUMMARY) unit "unit ($(B))" $(COUNTS) $(B)/unit
 	@echo "== bats ($(B))"
 	@$(SANENV) CBEXEC=$(abspath $(B)/cbexec) \
-	    HOLD_WRITER=$(abspath $(B)/hold-writer) bats --tap tests | \
-	    $(TAPSUM) 2>>$(COUNTS) || true
+	    HOLD_WRITER=$(abspath $(B)/hold-writer) \
+	    $(SUMMARY) bats "bats ($(B))" $(COUNTS) bats --tap tests
 
 # mandoc -T lint misses a table cell that begins with a macro name ("An
 # error" renders "error"): check-tables.py renders the pages and looks.
@@ -216,7 +223,8 @@ lint:
 	python3 man/check-tables.py man/cbexec.1 man/cbexec.conf.5
 	shellcheck -s bash tests/helper.bash .ci/run completions/cbexec.bash \
 	    bench/run.sh
-	shellcheck -s bash tests/stress/*.sh tests/memcheck.sh
+	shellcheck -s bash tests/stress/*.sh tests/memcheck.sh \
+	    tests/check-summary.sh
 
 install: $(B)/cbexec
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
@@ -293,7 +301,7 @@ check-deb: $(B)/cbexec
 # `make fuzz` runs each for FUZZ_RUNS executions on a scratch corpus seeded
 # from tests/fuzz/corpus/; fuzz-smoke (part of check) runs each for
 # FUZZ_SMOKE_S seconds.  A crash leaves its input in build-fuzz/.
-FUZZERS	= record duration codes name config
+FUZZERS	= record duration codes name config token redis-url
 FUZZ_RUNS ?= 1000000
 FUZZ_SMOKE_S ?= 1
 FB	= build-fuzz

@@ -152,7 +152,7 @@ _cbexec() {
 				return
 				;;
 			-t | --timeout | -k | --kill-after | --on-open | \
-			    --wait | --retries | --retry-delay | --preset | \
+			    --retries | --retry-delay | --preset | \
 			    --failure-codes | --success-codes | \
 			    --ignore-codes | -o)
 				((j++))
@@ -190,7 +190,7 @@ _cbexec() {
 			_cbexec_reply "$_cbexec_presets"
 			return
 			;;
-		-t | --timeout | -k | --kill-after | --wait | --retries | \
+		-t | --timeout | -k | --kill-after | --retries | \
 		    --retry-delay | --failure-codes | --success-codes | \
 		    --ignore-codes)
 			return
@@ -210,7 +210,7 @@ _cbexec() {
 		*)
 			if [[ $cur == -* ]]; then
 				_cbexec_reply '-t --timeout -k --kill-after
-				    --foreground --on-open --wait --retries
+				    --foreground --on-open --retries
 				    --retry-delay --preset --failure-codes
 				    --success-codes --ignore-codes -o --help --'
 			elif ((!name_done)); then
@@ -249,18 +249,18 @@ _cbexec() {
 		;;
 	check | acquire)
 		case $prev in
-		--lease | --pid | --wait) return ;;
+		--lease | --pid) return ;;
 		esac
 		for ((j = ci + 1; j < cword; j++)); do
 			case ${words[j]} in
-			--lease | --pid | --wait) ((j++)) ;;
+			--lease | --pid) ((j++)) ;;
 			-*) ;;
 			*) ((nops++)) ;;
 			esac
 		done
 		if [[ $cur == -* ]]; then
 			if [[ $cmd == acquire ]]; then
-				_cbexec_reply '--lease --pid --wait --help'
+				_cbexec_reply '--lease --pid --help'
 			else
 				_cbexec_reply '--help'
 			fi
@@ -295,7 +295,14 @@ _cbexec() {
 		fi
 		;;
 	help)
-		((cword == ci + 1)) && _cbexec_reply "$_cbexec_commands"
+		for ((j = ci + 1; j < cword; j++)); do
+			[[ ${words[j]} == -* ]] || ops+=("${words[j]}")
+		done
+		if [[ $cur == -* ]]; then
+			_cbexec_reply '--options --help'
+		elif ((${#ops[@]} == 0)); then
+			_cbexec_reply "$_cbexec_commands"
+		fi
 		;;
 	esac
 

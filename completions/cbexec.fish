@@ -53,7 +53,7 @@ function __cbexec_noperands
             continue
         end
         switch $w
-            case --lease --pid --wait --for --reason --idle --output
+            case --lease --pid --for --reason --idle --output
                 set -e words[1]
             case '-*'
             case '*'
@@ -87,7 +87,7 @@ function __cbexec_run_state
         switch $w
             case --
                 test $named = 1; and echo cmd; and return 0
-            case -t --timeout -k --kill-after --on-open --wait --retries --retry-delay --preset --failure-codes --success-codes --ignore-codes -o
+            case -t --timeout -k --kill-after --on-open --retries --retry-delay --preset --failure-codes --success-codes --ignore-codes -o
                 set -e words[1]
             case '-*'
             case '*'
@@ -143,7 +143,7 @@ function __cbexec_wrapped
             case --
                 set i (math $i + 1)
                 break
-            case -t --timeout -k --kill-after --on-open --wait --retries --retry-delay --preset --failure-codes --success-codes --ignore-codes -o
+            case -t --timeout -k --kill-after --on-open --retries --retry-delay --preset --failure-codes --success-codes --ignore-codes -o
                 set i (math $i + 2)
                 continue
             case '-*'
@@ -208,7 +208,6 @@ complete -c cbexec -n __cbexec_run_opts -s t -l timeout -x -d 'time out after DU
 complete -c cbexec -n __cbexec_run_opts -s k -l kill-after -x -d 'SIGKILL this long after the SIGTERM'
 complete -c cbexec -n __cbexec_run_opts -l foreground -d 'keep the command in the foreground'
 complete -c cbexec -n __cbexec_run_opts -l on-open -x -a 'fail skip' -d 'when refused'
-complete -c cbexec -n __cbexec_run_opts -l wait -x -d 'wait this long for a run slot'
 complete -c cbexec -n __cbexec_run_opts -l retries -x -d 're-run after a failure'
 complete -c cbexec -n __cbexec_run_opts -l retry-delay -x -d 'first delay between attempts'
 complete -c cbexec -n __cbexec_run_opts -l preset -x -a 'curl wget ssh rsync psql pg_isready' -d 'exit code table of a tool'
@@ -232,7 +231,6 @@ complete -c cbexec -n '__cbexec_using reset; or __cbexec_using trip; or __cbexec
 complete -c cbexec -n '__cbexec_using check; and test (__cbexec_noperands) = 0' -a '(__cbexec_names)' -d breaker
 complete -c cbexec -n '__cbexec_using acquire' -l lease -x -d 'lease of the permit'
 complete -c cbexec -n '__cbexec_using acquire' -l pid -x -a '(__fish_complete_pids)' -d 'process holding the probe slot'
-complete -c cbexec -n '__cbexec_using acquire' -l wait -x -d 'wait this long for a run slot'
 complete -c cbexec -n '__cbexec_using acquire; and test (__cbexec_noperands) = 0' -a '(__cbexec_names)' -d breaker
 
 # gc, release, config, help
@@ -241,5 +239,6 @@ complete -c cbexec -n '__cbexec_using gc' -l dry-run -d 'list what would be remo
 complete -c cbexec -n '__cbexec_using release; and test (__cbexec_noperands) = 1' -a 'success failure ignore' -d outcome
 complete -c cbexec -n '__cbexec_using config; and test (__cbexec_noperands) = 0' -a 'check show'
 complete -c cbexec -n '__cbexec_using config; and test (__cbexec_noperands) = 1; and contains show (commandline -opc)' -a '(__cbexec_names)' -d breaker
+complete -c cbexec -n '__cbexec_using help' -l options -d "list a command's options"
 complete -c cbexec -n '__cbexec_using help; and test (__cbexec_noperands) = 0' -a "$__cbexec_cmds"
 complete -c cbexec -n 'not __cbexec_needs_cmd' -l help -d 'show the usage'

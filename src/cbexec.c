@@ -18,7 +18,8 @@ usage(FILE *f)
 	const struct cmd_entry *const	*e;
 
 	fprintf(f, "usage: cbexec [-qv] [-c FILE] [-s PATH] COMMAND [ARG...]\n"
-	    "       cbexec help [COMMAND] | --help | --version\n\n"
+	    "       cbexec help [COMMAND] | help --options COMMAND | --help | "
+	    "--version\n\n"
 	    "Put a circuit breaker in front of a command.\n\ncommands:\n");
 	for (e = cmd_table; *e != NULL; e++)
 		fprintf(f, "  %-8s %s\n", (*e)->name, (*e)->summary);
@@ -93,14 +94,16 @@ main(int argc, char **argv)
 		{ NULL,		0,			NULL, 0 }
 	};
 	struct cb_ctx			 ctx;
+	struct cmd_args			 args;
 	const struct cmd_entry		*e;
-	int				 ch, status, want_version = 0;
+	int				 ch, r, status, want_version = 0;
 
 	if (std_fds() == -1) {
 		cmd_warn("cannot open /dev/null");
 		return EXIT_CBEXEC;
 	}
 	memset(&ctx, 0, sizeof ctx);
+	memset(&args, 0, sizeof args);
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "+c:s:qvhV", longopts,
 	    NULL)) != -1) {
@@ -149,14 +152,19 @@ main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	status = e->exec(&ctx, argc - optind, argv + optind);
+	if (e->exec_argv != NULL)
+		status = e->exec_argv(&ctx, argc - optind, argv + optind);
+	else if ((r = cmd_parse(e, argc - optind, argv + optind, &args)) != 0)
+		status = r == 1 ? EXIT_OK : cmd_usage_status(e);
+	else
+		status = args.entry->exec(&ctx, &args);
+	cmd_args_free(&args);
 out:
 
 	/* Hooks still running hold no transaction: close the store first. */
 	store_close(ctx.store);
+	ctx.store = NULL;
 	cmd_hooks_wait(&ctx);
-	if (ctx.cfg_loaded)
-		config_free(&ctx.cfg);
-	free(ctx.state);
+	ctx_free(&ctx);
 	return status;
 }

@@ -5,13 +5,13 @@
  * store update whose failure is reported and does not stop the others.
  */
 #include <fnmatch.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "breaker.h"
 #include "cmd.h"
+#include "name.h"
 #include "record.h"
 
 #define REASON_MAX	200
@@ -38,71 +38,37 @@ admin_glob_valid(const char *s)
 	return 0;
 }
 
-int
-admin_parse(const struct cmd_entry *e, int argc, char **argv,
-    struct admin_args *a)
-{
-	static const struct option	 longopts[] = {
-		{ "reason",	required_argument,	NULL, 'r' },
-		{ "for",	required_argument,	NULL, 'f' },
-		{ "help",	no_argument,		NULL, 'h' },
-		{ NULL,		0,			NULL, 0 }
-	};
-	struct cb_err			 err;
-	size_t				 i;
-	int				 ch, want_reason, want_for;
+const struct cmd_opt admin_grammar_reason[] = {
+	{ "reason",	0, 'r', required_argument },
+	{ NULL,		0, 0,   0 }
+};
+const struct cmd_opt admin_grammar_trip[] = {
+	{ "for",	0, 'f', required_argument },
+	{ "reason",	0, 'r', required_argument },
+	{ NULL,		0, 0,   0 }
+};
 
-	want_reason = a->want_reason;
-	want_for = a->want_for;
+int
+admin_parse(const struct cmd_args *ca, struct admin_args *a)
+{
+	struct cb_err	 err;
+	const char	*v;
+	size_t		 i;
+
 	memset(a, 0, sizeof *a);
-	a->want_reason = want_reason;
-	a->want_for = want_for;
-	optind = 0;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'r':
-			if (!a->want_reason)
-				goto bad;
-			a->reason = optarg;
-			break;
-		case 'f':
-			if (!a->want_for)
-				goto bad;
-			if (parse_duration(optarg, &a->for_ms, &err) == -1) {
-				cmd_warnx("%s: --for: %s", e->name, err.msg);
-				return -1;
-			}
-			break;
-		case 'h':
-			printf("usage: cbexec %s %s\n%s", e->name, e->usage,
-			    e->help);
-			return 1;
-		default:
-			if (optopt == 'r' || optopt == 'f') {
-				cmd_warnx("%s: option '%s' needs an argument",
-				    e->name, argv[optind - 1]);
-				cmd_usage(e, EXIT_USAGE);
-				return -1;
-			}
-		bad:
-			cmd_warnx("%s: unknown option '%s'", e->name,
-			    argv[optind - 1]);
-			cmd_usage(e, EXIT_USAGE);
-			return -1;
-		}
-	}
-	a->names = argv + optind;
-	a->nnames = argc - optind;
-	if (a->nnames == 0) {
-		cmd_usage(e, EXIT_USAGE);
+	a->reason = cmd_arg(ca, 'r');
+	if ((v = cmd_arg(ca, 'f')) != NULL &&
+	    parse_duration(v, &a->for_ms, &err) == -1) {
+		cmd_warnx("%s: --for: %s", ca->what, err.msg);
 		return -1;
 	}
+	a->names = ca->argv;
+	a->nnames = ca->argc;
 	for (i = 0; i < (size_t)a->nnames; i++) {
 		if (admin_is_glob(a->names[i])) {
 			if (admin_glob_valid(a->names[i]) == -1)
 				return -1;
-		} else if (cmd_name_valid(a->names[i], &err) == -1) {
+		} else if (name_valid(a->names[i], &err) == -1) {
 			cmd_warnx("%s", err.msg);
 			return -1;
 		}
@@ -110,14 +76,14 @@ admin_parse(const struct cmd_entry *e, int argc, char **argv,
 	if (a->reason != NULL) {
 		if (strlen(a->reason) > REASON_MAX) {
 			cmd_warnx("%s: --reason is longer than %d bytes",
-			    e->name, REASON_MAX);
+			    ca->what, REASON_MAX);
 			return -1;
 		}
 		for (i = 0; a->reason[i] != '\0'; i++) {
 			if ((unsigned char)a->reason[i] < 0x20 ||
 			    a->reason[i] == 0x7f) {
 				cmd_warnx("%s: --reason contains control "
-				    "byte 0x%02x", e->name,
+				    "byte 0x%02x", ca->what,
 				    (unsigned char)a->reason[i]);
 				return -1;
 			}
@@ -302,6 +268,7 @@ int
 admin_each(struct cb_ctx *ctx, const struct admin_args *a, const char *what,
     int create, admin_fn fn)
 {
+	/* Large (a record): static, see struct cb_record. */
 	static struct admin_step	 st;
 	struct admin_targets		 t;
 	struct policy_builder		 b;
@@ -312,8 +279,8 @@ admin_each(struct cb_ctx *ctx, const struct admin_args *a, const char *what,
 	size_t				 i;
 	int				 r, status = EXIT_OK;
 
-	if ((store = cmd_store(ctx, 0, NULL, &err)) == NULL) {
-		cmd_warnx("%s", err.msg);
+	if ((store = cmd_store(ctx, 0, &err)) == NULL) {
+		cmd_store_error(ctx, &err);
 		return EXIT_FAIL;
 	}
 	if ((r = admin_targets(ctx, store, a, &t)) == -1)

@@ -6,13 +6,16 @@
  * which gc goes by (SPEC: check is a use): written only
  * when the stored one is a minute old or more, so a tight loop of checks
  * does not write at every call, and skipped silently when the state file
- * is not writable for this user (check then still answers).
+ * is not writable for this user (check then still answers).  A Redis
+ * state that does not answer makes check ask the local breaker, as run
+ * does (fallback = "local").
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "breaker.h"
 #include "cmd.h"
+#include "name.h"
 #include "record.h"
 
 /* A check writes its use only when the stored last use is this old. */
@@ -24,6 +27,7 @@ touch_cb(const uint8_t *old, size_t oldlen, struct cb_buf *out, void *arg,
     struct cb_err *err)
 {
 	const struct cb_env	*env = arg;
+	/* Large (a record): static, see struct cb_record. */
 	static struct cb_record	 r;
 
 	if (old == NULL)
@@ -51,7 +55,7 @@ check_touch(struct cb_ctx *ctx, const char *name, const struct cb_env *env)
 
 	store_close(ctx->store);
 	ctx->store = NULL;
-	if ((store = cmd_store(ctx, 0, NULL, &err)) == NULL) {
+	if ((store = cmd_store(ctx, 0, &err)) == NULL) {
 		if (ctx->verbose)
 			cmd_warnx("%s: use not recorded: %s", name, err.msg);
 		return;
@@ -61,9 +65,39 @@ check_touch(struct cb_ctx *ctx, const char *name, const struct cb_env *env)
 		cmd_warnx("%s: use not recorded: %s", name, err.msg);
 }
 
+/*
+ * Read NAME's record into buf: 1 found, 0 not (or no state file yet), -1
+ * failed (err filled).  A Redis state that cannot be used, with fallback
+ * = "local", is replaced by the local breaker after one warning, as run
+ * does (SPEC section 9).
+ */
 static int
-cmd_check_exec(struct cb_ctx *ctx, int argc, char **argv)
+check_read(struct cb_ctx *ctx, const char *name, struct cb_buf *buf,
+    struct cb_err *err)
 {
+	struct store	*store;
+	int		 found = -1;
+
+	if ((store = cmd_store(ctx, 1, err)) == NULL &&
+	    err->code == CB_ERR_MISSING)
+		return 0;
+	if (store != NULL && (found = store_get(store, name, buf, err)) != -1)
+		return found;
+	if (ctx->state == NULL || !ctx->state_redis ||
+	    ctx->cfg.fallback != FALLBACK_LOCAL ||
+	    (store != NULL && !store->down))
+		return -1;
+	if (!ctx->quiet)
+		cmd_warnx("warning: %s; using the local breaker", err->msg);
+	if ((store = cmd_store_local(ctx, err)) == NULL)
+		return -1;
+	return store_get(store, name, buf, err);
+}
+
+static int
+cmd_check_exec(struct cb_ctx *ctx, struct cmd_args *a)
+{
+	/* Large (a record): static, see struct cb_record. */
 	static struct cb_record	 r;
 	struct policy_builder	 b;
 	struct cb_policy	 p;
@@ -72,45 +106,31 @@ cmd_check_exec(struct cb_ctx *ctx, int argc, char **argv)
 	struct cb_ticket	 t;
 	struct cb_buf		 buf = { 0 };
 	struct cb_err		 err;
-	struct store		*store;
 	int64_t			 used;
-	int			 missing, found, status;
+	int			 found, status;
 
-	if (argc == 2 && (strcmp(argv[1], "--help") == 0 ||
-	    strcmp(argv[1], "-h") == 0)) {
-		printf("usage: cbexec check %s\n%s", cmd_check_entry.usage,
-		    cmd_check_entry.help);
-		return EXIT_OK;
-	}
-	if (argc != 2)
-		return cmd_usage(&cmd_check_entry, EXIT_USAGE);
-	if (cmd_name_valid(argv[1], &err) == -1) {
+	if (name_valid(a->argv[0], &err) == -1) {
 		cmd_warnx("%s", err.msg);
 		return EXIT_USAGE;
 	}
 	/* Like run, which would run unguarded: admit (SPEC section 4). */
 	policy_init(&b);
-	if (cmd_policy(ctx, argv[1], &b) == -1) {
+	if (cmd_policy(ctx, a->argv[0], &b) == -1) {
 		if (ctx->cfg_missing)
 			return EXIT_USAGE;
 		if (!ctx->cfg_failed)
 			return EXIT_FAIL;
 		if (!ctx->quiet)
 			cmd_warnx("warning: no usable config: '%s' would run "
-			    "unguarded", argv[1]);
+			    "unguarded", a->argv[0]);
 		return EXIT_OK;
 	}
 	if (policy_finish(&b, &p, &err) == -1) {
-		cmd_warnx("%s: %s", argv[1], err.msg);
+		cmd_warnx("%s: %s", a->argv[0], err.msg);
 		return EXIT_FAIL;
 	}
-	if ((store = cmd_store(ctx, 1, &missing, &err)) == NULL) {
-		if (missing)
-			return EXIT_OK;
-		cmd_warnx("%s", err.msg);
-		return EXIT_FAIL;
-	}
-	if ((found = store_get(store, argv[1], &buf, &err)) == -1) {
+	if ((found = check_read(ctx, a->argv[0], &buf, &err)) == -1) {
+		buf_free(&buf);
 		cmd_warnx("%s", err.msg);
 		return EXIT_FAIL;
 	}
@@ -118,7 +138,7 @@ cmd_check_exec(struct cb_ctx *ctx, int argc, char **argv)
 		buf_free(&buf);
 		return EXIT_OK;
 	}
-	if (cmd_decode(ctx, argv[1], buf.data, buf.len, &r, &err) == -1) {
+	if (cmd_decode(ctx, a->argv[0], buf.data, buf.len, &r, &err) == -1) {
 		buf_free(&buf);
 		cmd_warnx("%s", err.msg);
 		return EXIT_FAIL;
@@ -133,11 +153,11 @@ cmd_check_exec(struct cb_ctx *ctx, int argc, char **argv)
 	breaker_admit(&r, &p, &env, &self, &t, NULL);
 	status = t.admitted ? EXIT_OK : p.open_exit_code;
 	if (!t.admitted)
-		run_refusal(ctx, argv[1], &t);
+		run_refusal(ctx, a->argv[0], &t);
 	if (env.now_ms - used >= CHECK_TOUCH_MS)
-		check_touch(ctx, argv[1], &env);
+		check_touch(ctx, a->argv[0], &env);
 	if (ctx->verbose)
-		cmd_warnx("%s: %s", argv[1], t.admitted ? "would be admitted" :
+		cmd_warnx("%s: %s", a->argv[0], t.admitted ? "would be admitted" :
 		    "would be refused");
 	return status;
 }
@@ -149,5 +169,10 @@ const struct cmd_entry cmd_check_entry = {
 	"Exits 0 when a call to NAME would run now and open_exit_code (75)\n"
 	"when it would be refused.  Takes no probe slot and changes no state\n"
 	"(it records its use for gc at most once a minute).\n",
-	cmd_check_exec
+	/* NAME first: "check -x" is a name that is not valid. */
+	{ NULL, 1, 1, CMD_NAME_FIRST, NULL },
+	0,
+	NULL,
+	cmd_check_exec,
+	NULL
 };

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "name.h"
 
 /* One line of config show: KEY VALUE ORIGIN. */
 struct show_row {
@@ -137,15 +138,7 @@ show_origin(const struct cb_config *cfg, const char *key, char *buf,
 }
 
 static int
-config_help(void)
-{
-	printf("usage: cbexec config %s\n%s", cmd_config_entry.usage,
-	    cmd_config_entry.help);
-	return EXIT_OK;
-}
-
-static int
-config_check_cmd(struct cb_ctx *ctx, int argc, char **argv)
+config_check_cmd(struct cb_ctx *ctx, struct cmd_args *a)
 {
 	struct cb_config	cfg;
 	struct config_msgs	msgs;
@@ -153,9 +146,7 @@ config_check_cmd(struct cb_ctx *ctx, int argc, char **argv)
 	size_t			i;
 	int			rc;
 
-	(void)argv;
-	if (argc != 1)
-		return cmd_usage(&cmd_config_entry, EXIT_USAGE);
+	(void)a;
 	rc = config_check(ctx->config_path, &cfg, &msgs, &err);
 	if (rc == -1) {
 		if (msgs.n == 0)
@@ -186,34 +177,31 @@ static const char *const show_log[] = { "syslog", "stderr", "none" };
 static const char *const show_fallback[] = { "local", "none" };
 
 /* config show with no NAME: where everything is. */
-static int
-config_show_all(struct cb_ctx *ctx)
+/* Where the config and the state come from. */
+static void
+show_sources(struct cb_ctx *ctx, struct show_table *t, const char *state)
 {
 	struct cb_config	*cfg = &ctx->cfg;
-	struct show_table	 t = { 0 };
 	struct show_row		*row;
-	const char		*state, *env;
-	char			 o[600], q[1100];
-	size_t			 i, off;
-
-	if (cmd_config(ctx) == -1 || (state = cmd_state_path(ctx)) == NULL)
-		return EXIT_FAIL;
+	const char		*env;
+	char			 o[600];
+	size_t			 i;
 
 	switch (cfg->source) {
 	case CONFIG_OPTION:
-		row = show_add(&t, "config", "command line (-c)");
+		row = show_add(t, "config", "command line (-c)");
 		break;
 	case CONFIG_ENV:
-		row = show_add(&t, "config", "$CBEXEC_CONFIG");
+		row = show_add(t, "config", "$CBEXEC_CONFIG");
 		break;
 	default:
-		row = show_add(&t, "config", "searched");
+		row = show_add(t, "config", "searched");
 		break;
 	}
 	snprintf(row->value, sizeof row->value, "%s", cfg->path != NULL ?
 	    cfg->path : "none: built-in defaults");
 	for (i = 0; i < cfg->nsearched; i++) {
-		row = show_add(&t, "searched", cfg->path != NULL &&
+		row = show_add(t, "searched", cfg->path != NULL &&
 		    strcmp(cfg->path, cfg->searched[i]) == 0 ? "found" :
 		    "not found");
 		snprintf(row->value, sizeof row->value, "%s",
@@ -223,37 +211,46 @@ config_show_all(struct cb_ctx *ctx)
 	/* The rules of cmd_state_path, in its order. */
 	env = getenv("CBEXEC_STATE");
 	if (ctx->state_path != NULL)
-		row = show_add(&t, "state", "command line (-s)");
+		row = show_add(t, "state", "command line (-s)");
 	else if (env != NULL && env[0] != '\0')
-		row = show_add(&t, "state", "$CBEXEC_STATE");
+		row = show_add(t, "state", "$CBEXEC_STATE");
 	else if (cfg->state != NULL && cfg->state[0] != '\0')
-		row = show_add(&t, "state", show_origin(cfg, "state", o,
+		row = show_add(t, "state", show_origin(cfg, "state", o,
 		    sizeof o));
 	else
-		row = show_add(&t, "state", "built-in");
+		row = show_add(t, "state", "built-in");
 	show_state(state, row->value, sizeof row->value);
-	row = show_add(&t, "store", "the state path");
+	row = show_add(t, "store", "the state path");
 	snprintf(row->value, sizeof row->value, "%s",
-	    store_is_redis(state) ? "redis" : "lmdb");
+	    ctx->state_redis ? "redis" : "lmdb");
+}
 
-	row = show_add(&t, "state_mode", show_origin(cfg, "state_mode", o,
+/* The top-level settings, each with where it came from. */
+static void
+show_settings(const struct cb_config *cfg, struct show_table *t)
+{
+	struct show_row	*row;
+	char		 o[600], q[1100];
+	size_t		 i, off;
+
+	row = show_add(t, "state_mode", show_origin(cfg, "state_mode", o,
 	    sizeof o));
 	snprintf(row->value, sizeof row->value, "\"%04o\"",
 	    (unsigned)cfg->state_mode);
-	row = show_add(&t, "sync", show_origin(cfg, "sync", o, sizeof o));
+	row = show_add(t, "sync", show_origin(cfg, "sync", o, sizeof o));
 	snprintf(row->value, sizeof row->value, "\"%s\"",
 	    show_sync[cfg->sync]);
-	row = show_add(&t, "max_breakers", show_origin(cfg, "max_breakers",
+	row = show_add(t, "max_breakers", show_origin(cfg, "max_breakers",
 	    o, sizeof o));
 	snprintf(row->value, sizeof row->value, "%lld", cfg->max_breakers);
-	row = show_add(&t, "on_store_error", show_origin(cfg,
+	row = show_add(t, "on_store_error", show_origin(cfg,
 	    "on_store_error", o, sizeof o));
 	snprintf(row->value, sizeof row->value, "\"%s\"",
 	    show_store_error[cfg->on_store_error]);
-	row = show_add(&t, "log", show_origin(cfg, "log", o, sizeof o));
+	row = show_add(t, "log", show_origin(cfg, "log", o, sizeof o));
 	snprintf(row->value, sizeof row->value, "\"%s\"",
 	    show_log[cfg->log]);
-	row = show_add(&t, "on_transition", show_origin(cfg, "on_transition",
+	row = show_add(t, "on_transition", show_origin(cfg, "on_transition",
 	    o, sizeof o));
 	if (cfg->on_transition == NULL)
 		snprintf(row->value, sizeof row->value, "none");
@@ -269,19 +266,34 @@ config_show_all(struct cb_ctx *ctx)
 		}
 		snprintf(row->value + off, sizeof row->value - off, " ]");
 	}
-	row = show_add(&t, "redis_prefix", show_origin(cfg, "redis_prefix",
+	row = show_add(t, "redis_prefix", show_origin(cfg, "redis_prefix",
 	    o, sizeof o));
 	show_quote(cfg->redis_prefix != NULL ? cfg->redis_prefix : "cbexec:",
 	    row->value, sizeof row->value);
-	row = show_add(&t, "store_timeout", show_origin(cfg, "store_timeout",
+	row = show_add(t, "store_timeout", show_origin(cfg, "store_timeout",
 	    o, sizeof o));
 	format_duration(cfg->store_timeout_ms, q, sizeof q);
 	snprintf(row->value, sizeof row->value, "\"%s\"", q);
-	row = show_add(&t, "fallback", show_origin(cfg, "fallback", o,
+	row = show_add(t, "fallback", show_origin(cfg, "fallback", o,
 	    sizeof o));
 	snprintf(row->value, sizeof row->value, "\"%s\"",
 	    show_fallback[cfg->fallback]);
+}
 
+static int
+config_show_all(struct cb_ctx *ctx)
+{
+	struct cb_config	*cfg = &ctx->cfg;
+	struct show_table	 t = { 0 };
+	struct show_row		*row;
+	const char		*state;
+	char			 o[600], q[1100];
+	size_t			 i;
+
+	if (cmd_config(ctx) == -1 || (state = cmd_state_path(ctx)) == NULL)
+		return EXIT_FAIL;
+	show_sources(ctx, &t, state);
+	show_settings(cfg, &t);
 	row = show_add(&t, "defaults", show_origin(cfg, "defaults", o,
 	    sizeof o));
 	snprintf(row->value, sizeof row->value, "%zu value%s",
@@ -291,14 +303,15 @@ config_show_all(struct cb_ctx *ctx)
 		    cfg->breakers[i].line);
 		snprintf(q, sizeof q, "breakers[%zu]", i + 1);
 		row = show_add(&t, q, o);
-		show_quote(cfg->breakers[i].match, q, sizeof q);
-		snprintf(row->value, sizeof row->value, "match %s", q);
+		memcpy(row->value, "match ", 6);
+		show_quote(cfg->breakers[i].match, row->value + 6,
+		    sizeof row->value - 6);
 	}
 	return show_print("config show", &t);
 }
 
 static int
-config_show_cmd(struct cb_ctx *ctx, int argc, char **argv)
+config_show_cmd(struct cb_ctx *ctx, struct cmd_args *a)
 {
 	struct policy_builder	 b;
 	struct run_opts		 ro;
@@ -306,26 +319,17 @@ config_show_cmd(struct cb_ctx *ctx, int argc, char **argv)
 	struct show_row		*row;
 	struct cb_err		 err;
 	const char		*name;
-	int			 k, skip;
+	int			 k;
 
-	if (argc < 2)
+	if (a->argc == 0)
 		return config_show_all(ctx);
-	name = argv[1];
-	if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0)
-		return config_help();
-	if (cmd_name_valid(name, &err) == -1) {
+	name = a->argv[0];
+	if (name_valid(name, &err) == -1) {
 		cmd_warnx("%s", err.msg);
 		return EXIT_USAGE;
 	}
-	if ((skip = run_options("config show", argc - 1, argv + 1, &ro)) ==
-	    -1)
+	if (run_options(a, &ro) == -1)
 		return cmd_usage(&cmd_config_entry, EXIT_USAGE);
-	if (ro.help)
-		return config_help();
-	if (1 + skip < argc) {
-		cmd_warnx("config show: unexpected '%s'", argv[1 + skip]);
-		return cmd_usage(&cmd_config_entry, EXIT_USAGE);
-	}
 
 	policy_init(&b);
 	if (cmd_policy(ctx, name, &b) == -1)
@@ -345,20 +349,22 @@ config_show_cmd(struct cb_ctx *ctx, int argc, char **argv)
 	return show_print("config show", &t);
 }
 
-static int
-cmd_config_exec(struct cb_ctx *ctx, int argc, char **argv)
-{
-	if (argc < 2)
-		return cmd_usage(&cmd_config_entry, EXIT_USAGE);
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
-		return config_help();
-	if (strcmp(argv[1], "check") == 0)
-		return config_check_cmd(ctx, argc - 1, argv + 1);
-	if (strcmp(argv[1], "show") == 0)
-		return config_show_cmd(ctx, argc - 1, argv + 1);
-	cmd_warnx("config: unknown subcommand '%s'", argv[1]);
-	return cmd_usage(&cmd_config_entry, EXIT_USAGE);
-}
+/* The subcommands: their grammars; usage and help are config's. */
+static const struct cmd_entry config_check_entry = {
+	"check", "", "", "",
+	{ NULL, 0, 0, 0, NULL },
+	0, NULL, config_check_cmd, NULL
+};
+static const struct cmd_entry config_show_entry = {
+	"show", "", "", "",
+	{ run_grammar, 0, 1, CMD_NAME_FIRST, NULL },
+	0, NULL, config_show_cmd, NULL
+};
+static const struct cmd_entry *const config_subs[] = {
+	&config_check_entry,
+	&config_show_entry,
+	NULL
+};
 
 const struct cmd_entry cmd_config_entry = {
 	"config",
@@ -375,5 +381,9 @@ const struct cmd_entry cmd_config_entry = {
 	"                   where it came from (built-in, FILE:LINE, command\n"
 	"                   line); run's options after NAME (-t, --preset,\n"
 	"                   -o KEY=VALUE, ...) are applied as run would\n",
-	cmd_config_exec
+	{ NULL, 1, -1, 0, NULL },
+	0,
+	config_subs,
+	NULL,
+	NULL
 };

@@ -25,9 +25,9 @@ forget_cb(const uint8_t *old, size_t oldlen, struct cb_buf *out, void *arg,
 }
 
 static int
-cmd_forget_exec(struct cb_ctx *ctx, int argc, char **argv)
+cmd_forget_exec(struct cb_ctx *ctx, struct cmd_args *ca)
 {
-	struct admin_args	 a = { 0 };
+	struct admin_args	 a;
 	struct admin_targets	 t;
 	struct forget_step	 st;
 	struct cb_err		 err;
@@ -35,10 +35,10 @@ cmd_forget_exec(struct cb_ctx *ctx, int argc, char **argv)
 	size_t			 i;
 	int			 r, status = EXIT_OK;
 
-	if ((r = admin_parse(&cmd_forget_entry, argc, argv, &a)) != 0)
-		return r == 1 ? EXIT_OK : EXIT_USAGE;
-	if ((store = cmd_store(ctx, 0, NULL, &err)) == NULL) {
-		cmd_warnx("%s", err.msg);
+	if (admin_parse(ca, &a) == -1)
+		return EXIT_USAGE;
+	if ((store = cmd_store(ctx, 0, &err)) == NULL) {
+		cmd_store_error(ctx, &err);
 		return EXIT_FAIL;
 	}
 	if ((r = admin_targets(ctx, store, &a, &t)) == -1)
@@ -74,5 +74,9 @@ const struct cmd_entry cmd_forget_entry = {
 	"exits 1.  A GLOB (fnmatch pattern: *, ? or [) removes every breaker\n"
 	"it matches, naming each on stdout (not with -q); one that matches\n"
 	"nothing exits 1.\n",
-	cmd_forget_exec
+	{ NULL, 1, -1, 0, NULL },
+	0,
+	NULL,
+	cmd_forget_exec,
+	NULL
 };

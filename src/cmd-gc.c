@@ -61,63 +61,38 @@ gc_dry_cb(const char *name, size_t namelen, const uint8_t *data, size_t len,
 	return 0;
 }
 
+static const struct cmd_opt gc_grammar[] = {
+	{ "idle",	0, 'i', required_argument },
+	{ "dry-run",	0, 'n', no_argument },
+	{ NULL,		0, 0,   0 }
+};
+
 static int
-cmd_gc_exec(struct cb_ctx *ctx, int argc, char **argv)
+cmd_gc_exec(struct cb_ctx *ctx, struct cmd_args *a)
 {
-	static const struct option	 longopts[] = {
-		{ "idle",	required_argument,	NULL, 'i' },
-		{ "dry-run",	no_argument,		NULL, 'n' },
-		{ "help",	no_argument,		NULL, 'h' },
-		{ NULL,		0,			NULL, 0 }
-	};
 	static struct gc_step		 st;	/* large: off the stack */
 	struct cb_buf			 removed = { 0 };
 	struct cb_err			 err;
 	struct store			*store;
 	struct stat			 sb;
-	const char			*path;
+	const char			*path, *v;
 	int64_t				 idle = GC_IDLE_DEFAULT;
 	size_t				 off;
-	int				 ch, dry = 0, status = EXIT_OK;
+	int				 dry, status = EXIT_OK;
 
-	optind = 0;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'i':
-			if (parse_duration(optarg, &idle, &err) == -1) {
-				cmd_warnx("gc: --idle: %s", err.msg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'n':
-			dry = 1;
-			break;
-		case 'h':
-			printf("usage: cbexec gc %s\n%s", cmd_gc_entry.usage,
-			    cmd_gc_entry.help);
-			return EXIT_OK;
-		default:
-			if (optopt == 'i')
-				cmd_warnx("gc: option '--idle' needs an "
-				    "argument");
-			else
-				cmd_warnx("gc: unknown option '%s'",
-				    argv[optind - 1]);
-			return cmd_usage(&cmd_gc_entry, EXIT_USAGE);
-		}
+	if ((v = cmd_arg(a, 'i')) != NULL &&
+	    parse_duration(v, &idle, &err) == -1) {
+		cmd_warnx("gc: --idle: %s", err.msg);
+		return EXIT_USAGE;
 	}
-	if (optind != argc) {
-		cmd_warnx("gc: unexpected operand '%s'", argv[optind]);
-		return cmd_usage(&cmd_gc_entry, EXIT_USAGE);
-	}
+	dry = cmd_has(a, 'n');
 
 	if (cmd_config(ctx) == -1 || (path = cmd_state_path(ctx)) == NULL)
 		return EXIT_FAIL;
 	/* No state file: nothing to collect, and nothing to create. */
-	if (!store_is_redis(path) && stat(path, &sb) == -1 && errno == ENOENT)
+	if (!ctx->state_redis && stat(path, &sb) == -1 && errno == ENOENT)
 		return EXIT_OK;
-	if ((store = cmd_store(ctx, 0, NULL, &err)) == NULL) {
+	if ((store = cmd_store(ctx, 0, &err)) == NULL) {
 		cmd_warnx("%s", err.msg);
 		return EXIT_FAIL;
 	}
@@ -132,11 +107,6 @@ cmd_gc_exec(struct cb_ctx *ctx, int argc, char **argv)
 			status = EXIT_FAIL;
 		}
 		goto out;
-	}
-	if (store->ops->prune == NULL) {
-		cmd_warnx("gc: the %s store '%s' cannot remove breakers",
-		    store->ops->kind, store->path);
-		return EXIT_FAIL;
 	}
 	/* On failure, what was removed before it is still gone: list it. */
 	if (store_prune(store, gc_cb, &st, &removed, &err) == -1) {
@@ -168,5 +138,9 @@ const struct cmd_entry cmd_gc_entry = {
 	"Removes closed breakers not used (run, check, acquire, release,\n"
 	"reset, trip) for D and prints their names, one a line.  Open and\n"
 	"half-open breakers are never removed.\n",
-	cmd_gc_exec
+	{ gc_grammar, 0, 0, 0, NULL },
+	0,
+	NULL,
+	cmd_gc_exec,
+	NULL
 };

@@ -1,24 +1,53 @@
 /*
- * cmd-help.c: `cbexec help [COMMAND]`.
+ * cmd-help.c: `cbexec help [COMMAND]`, and `cbexec help --options
+ * COMMAND`: the words COMMAND's grammar takes (its options and
+ * subcommands, one a line), from the same table the parser reads, for
+ * completions and scripts.
  */
 #include <stdio.h>
 
 #include "cmd.h"
 
+static const struct cmd_opt help_grammar[] = {
+	{ "options",	0, 'o', no_argument },
+	{ NULL,		0, 0,   0 }
+};
+
+static void
+help_options(const struct cmd_entry *c)
+{
+	const struct cmd_entry *const	*sub;
+	const struct cmd_opt		*o;
+
+	for (o = c->args.opts; o != NULL && o->key != 0; o++) {
+		if (o->letter != 0)
+			printf("-%c\n", o->letter);
+		if (o->name != NULL)
+			printf("--%s\n", o->name);
+	}
+	printf("-h\n--help\n");
+	for (sub = c->subs; sub != NULL && *sub != NULL; sub++)
+		printf("%s\n", (*sub)->name);
+}
+
 static int
-cmd_help_exec(struct cb_ctx *ctx, int argc, char **argv)
+cmd_help_exec(struct cb_ctx *ctx, struct cmd_args *a)
 {
 	const struct cmd_entry *const	*e;
-	const struct cmd_entry		*c;
+	const struct cmd_entry		*c = NULL;
 
 	(void)ctx;
-	if (argc > 2)
-		return cmd_usage(&cmd_help_entry, EXIT_USAGE);
-	if (argc == 2) {
-		if ((c = cmd_find(argv[1])) == NULL) {
-			cmd_warnx("help: unknown command '%s'", argv[1]);
-			return EXIT_USAGE;
-		}
+	if (a->argc == 1 && (c = cmd_find(a->argv[0])) == NULL) {
+		cmd_warnx("help: unknown command '%s'", a->argv[0]);
+		return EXIT_USAGE;
+	}
+	if (cmd_has(a, 'o')) {
+		if (c == NULL)
+			return cmd_usage(&cmd_help_entry, EXIT_USAGE);
+		help_options(c);
+		return EXIT_OK;
+	}
+	if (c != NULL) {
 		printf("usage: cbexec %s %s\n\n%s\n%s", c->name, c->usage,
 		    c->summary, c->help);
 		return EXIT_OK;
@@ -34,8 +63,12 @@ cmd_help_exec(struct cb_ctx *ctx, int argc, char **argv)
 
 const struct cmd_entry cmd_help_entry = {
 	"help",
-	"[COMMAND]",
+	"[COMMAND] | --options COMMAND",
 	"show help for cbexec or one command",
-	"",
-	cmd_help_exec
+	"      --options  list COMMAND's options and subcommands, one a line\n",
+	{ help_grammar, 0, 1, 0, NULL },
+	0,
+	NULL,
+	cmd_help_exec,
+	NULL
 };

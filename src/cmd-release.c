@@ -13,11 +13,13 @@
 #include "clock.h"
 #include "cmd.h"
 #include "record.h"
+#include "token.h"
 
 static int
-cmd_release_exec(struct cb_ctx *ctx, int argc, char **argv)
+cmd_release_exec(struct cb_ctx *ctx, struct cmd_args *a)
 {
-	static struct cmd_call		 st;	/* large: off the stack */
+	/* Large (a record): static, see struct cb_record. */
+	static struct cmd_call		 st;
 	static const char *const	 outcomes[] = {
 		"success", "failure", "ignore", NULL
 	};
@@ -31,25 +33,18 @@ cmd_release_exec(struct cb_ctx *ctx, int argc, char **argv)
 	struct store			*store;
 	int				 i;
 
-	if (argc == 2 && (strcmp(argv[1], "--help") == 0 ||
-	    strcmp(argv[1], "-h") == 0)) {
-		printf("usage: cbexec release %s\n%s",
-		    cmd_release_entry.usage, cmd_release_entry.help);
-		return EXIT_OK;
-	}
-	if (argc != 3)
-		return cmd_usage(&cmd_release_entry, EXIT_USAGE);
+	/* The operands: TOKEN and the outcome. */
 	for (i = 0; outcomes[i] != NULL; i++)
-		if (strcmp(argv[2], outcomes[i]) == 0)
+		if (strcmp(a->argv[1], outcomes[i]) == 0)
 			break;
 	if (outcomes[i] == NULL) {
 		cmd_warnx("release: outcome must be success, failure or "
-		    "ignore, not '%.80s'", argv[2]);
+		    "ignore, not '%.80s'", a->argv[1]);
 		return cmd_usage(&cmd_release_entry, EXIT_USAGE);
 	}
-	if (token_decode(argv[1], &tok, &err) == -1) {
-		cmd_warnx("release: invalid token '%.120s%s': %s", argv[1],
-		    strlen(argv[1]) > 120 ? "..." : "", err.msg);
+	if (token_decode(a->argv[0], &tok, &err) == -1) {
+		cmd_warnx("release: invalid token '%.120s%s': %s", a->argv[0],
+		    strlen(a->argv[0]) > 120 ? "..." : "", err.msg);
 		return EXIT_USAGE;
 	}
 	if (tok.unguarded) {
@@ -89,7 +84,7 @@ cmd_release_exec(struct cb_ctx *ctx, int argc, char **argv)
 	    st.run.duration_ms > p.slow_call_ms)
 		st.run.outcome = OUTCOME_FAILURE;
 
-	if ((store = cmd_store(ctx, 0, NULL, &err)) == NULL ||
+	if ((store = cmd_store(ctx, 0, &err)) == NULL ||
 	    store_update(store, tok.name, cmd_record_cb, &st, &err) == -1) {
 		cmd_warnx("%s", err.msg);
 		return EXIT_FAIL;
@@ -117,5 +112,9 @@ const struct cmd_entry cmd_release_entry = {
 	"breaker re-opens, and release says so on stderr (exit 0).  A token\n"
 	"whose breaker was forgotten makes it anew and is counted there.\n"
 	"Release each token once.  A malformed TOKEN is a usage error (2).\n",
-	cmd_release_exec
+	{ NULL, 2, 2, 0, NULL },
+	0,
+	NULL,
+	cmd_release_exec,
+	NULL
 };

@@ -17,13 +17,12 @@ reset_one(struct cb_record *r, const struct cb_policy *p,
 }
 
 static int
-cmd_reset_exec(struct cb_ctx *ctx, int argc, char **argv)
+cmd_reset_exec(struct cb_ctx *ctx, struct cmd_args *ca)
 {
-	struct admin_args	a = { .want_reason = 1 };
-	int			r;
+	struct admin_args	a;
 
-	if ((r = admin_parse(&cmd_reset_entry, argc, argv, &a)) != 0)
-		return r == 1 ? EXIT_OK : EXIT_USAGE;
+	if (admin_parse(ca, &a) == -1)
+		return EXIT_USAGE;
 	return admin_each(ctx, &a, "reset", 0, reset_one);
 }
 
@@ -36,5 +35,9 @@ const struct cmd_entry cmd_reset_entry = {
 	"that is not there exits 1.  A GLOB (fnmatch pattern: *, ? or [)\n"
 	"closes every breaker it matches, naming each on stdout (not with\n"
 	"-q); one that matches nothing exits 1.\n",
-	cmd_reset_exec
+	{ admin_grammar_reason, 1, -1, 0, NULL },
+	0,
+	NULL,
+	cmd_reset_exec,
+	NULL
 };

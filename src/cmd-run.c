@@ -22,6 +22,7 @@
 #include "classify.h"
 #include "clock.h"
 #include "cmd.h"
+#include "name.h"
 #include "record.h"
 #include "spawn.h"
 
@@ -91,16 +92,15 @@ run_admit(struct cb_ctx *ctx, struct run_step *st, struct store **storep,
 {
 	static int	 warned;
 	struct store	*s;
-	const char	*path;
 
-	s = cmd_store(ctx, 0, NULL, err);
+	s = cmd_store(ctx, 0, err);
 	if (s != NULL && store_update_peek(s, st->c.name, cmd_admit_cb, st,
 	    err) == 0) {
 		*storep = s;
 		return 0;
 	}
-	if ((path = cmd_state_path(ctx)) == NULL || !store_is_redis(path) ||
-	    ctx->cfg.fallback != FALLBACK_LOCAL || (s != NULL && !s->down))
+	if (!ctx->state_redis || ctx->cfg.fallback != FALLBACK_LOCAL ||
+	    (s != NULL && !s->down))
 		return -1;
 	if (!warned && !ctx->quiet)
 		cmd_warnx("warning: %s; using the local breaker", err->msg);
@@ -112,22 +112,23 @@ run_admit(struct cb_ctx *ctx, struct run_step *st, struct store **storep,
 	return 0;
 }
 
-static const struct option longopts[] = {
-	{ "timeout",		required_argument,	NULL, 't' },
-	{ "kill-after",		required_argument,	NULL, 'k' },
-	{ "foreground",		no_argument,		NULL, 'F' },
-	{ "on-open",		required_argument,	NULL, 'O' },
-	{ "retries",		required_argument,	NULL, 'R' },
-	{ "retry-delay",	required_argument,	NULL, 'D' },
-	{ "preset",		required_argument,	NULL, 'P' },
-	{ "failure-codes",	required_argument,	NULL, 'f' },
-	{ "success-codes",	required_argument,	NULL, 'S' },
-	{ "ignore-codes",	required_argument,	NULL, 'i' },
-	{ "help",		no_argument,		NULL, 'h' },
-	{ NULL,			0,			NULL, 0 }
+/* RUN-OPTIONS (SPEC section 1), shared with `config show NAME`. */
+const struct cmd_opt run_grammar[] = {
+	{ "timeout",		't', 't', required_argument },
+	{ "kill-after",		'k', 'k', required_argument },
+	{ "foreground",		0,   'F', no_argument },
+	{ "on-open",		0,   'O', required_argument },
+	{ "retries",		0,   'R', required_argument },
+	{ "retry-delay",	0,   'D', required_argument },
+	{ "preset",		0,   'P', required_argument },
+	{ "failure-codes",	0,   'f', required_argument },
+	{ "success-codes",	0,   'S', required_argument },
+	{ "ignore-codes",	0,   'i', required_argument },
+	{ NULL,			'o', 'o', required_argument },
+	{ NULL,			0,   0,   0 }
 };
 
-/* The policy key each long option sets; -1: none. */
+/* The policy key each option sets; -1: none. */
 static int
 option_key(int ch)
 {
@@ -156,65 +157,42 @@ option_key(int ch)
 }
 
 int
-run_options(const char *cmd, int argc, char **argv, struct run_opts *ro)
+run_options(const struct cmd_args *a, struct run_opts *ro)
 {
-	const char	*eq;
+	const char	*eq, *arg;
 	char		 key[128];
-	int		 ch, k;
+	int		 i, k;
 
 	memset(ro, 0, sizeof *ro);
-	optind = 0;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+t:k:o:h", longopts,
-	    NULL)) != -1) {
-		if (ro->nv == RUN_MAX_OPTS) {
-			cmd_warnx("%s: too many options", cmd);
-			return -1;
-		}
-		if ((k = option_key(ch)) != -1) {
+	for (i = 0; i < a->nv; i++) {
+		arg = a->v[i].arg;
+		if ((k = option_key(a->v[i].opt->key)) != -1) {
 			ro->v[ro->nv].key = (enum policy_key)k;
-			ro->v[ro->nv++].value = optarg;
+			ro->v[ro->nv++].value = arg;
 			continue;
 		}
-		switch (ch) {
-		case 'F':
+		if (a->v[i].opt->key == 'F') {
 			ro->foreground = 1;
-			break;
-		case 'o':
-			if ((eq = strchr(optarg, '=')) == NULL ||
-			    (size_t)(eq - optarg) >= sizeof key) {
-				cmd_warnx("%s: -o wants KEY=VALUE, not '%s'",
-				    cmd, optarg);
-				return -1;
-			}
-			memcpy(key, optarg, (size_t)(eq - optarg));
-			key[eq - optarg] = '\0';
-			if ((k = policy_key_lookup(key)) == -1) {
-				cmd_warnx("%s: -o: unknown policy key '%s'",
-				    cmd, key);
-				return -1;
-			}
-			ro->v[ro->nv].key = (enum policy_key)k;
-			ro->v[ro->nv++].value = eq + 1;
-			break;
-		case 'h':
-			ro->help = 1;
-			return optind;
-		default:
-			if (optopt != 0 && (optopt == 'o' ||
-			    option_key(optopt) != -1))
-				cmd_warnx("%s: option '%s' needs an argument",
-				    cmd, argv[optind - 1]);
-			else if (optopt != 0)
-				cmd_warnx("%s: unknown option '-%c'", cmd,
-				    optopt);
-			else
-				cmd_warnx("%s: unknown option '%s'", cmd,
-				    argv[optind - 1]);
+			continue;
+		}
+		/* -o KEY=VALUE */
+		if ((eq = strchr(arg, '=')) == NULL ||
+		    (size_t)(eq - arg) >= sizeof key) {
+			cmd_warnx("%s: -o wants KEY=VALUE, not '%s'", a->what,
+			    arg);
 			return -1;
 		}
+		memcpy(key, arg, (size_t)(eq - arg));
+		key[eq - arg] = '\0';
+		if ((k = policy_key_lookup(key)) == -1) {
+			cmd_warnx("%s: -o: unknown policy key '%s'", a->what,
+			    key);
+			return -1;
+		}
+		ro->v[ro->nv].key = (enum policy_key)k;
+		ro->v[ro->nv++].value = eq + 1;
 	}
-	return optind;
+	return 0;
 }
 
 int
@@ -374,50 +352,30 @@ run_on_kill(void *arg, int sig, pid_t pid, int group)
 	}
 }
 
-static int
-run_help(void)
-{
-	printf("usage: cbexec run %s\n%s", cmd_run_entry.usage,
-	    cmd_run_entry.help);
-	return EXIT_OK;
-}
-
 static int	run_attempts(struct run_step *, const struct cb_policy *,
 		    const struct spawn_opts *, int);
 
 static int
-cmd_run_exec(struct cb_ctx *ctx, int argc, char **argv)
+cmd_run_exec(struct cb_ctx *ctx, struct cmd_args *a)
 {
-	static struct run_step	 st;	/* large: keep it off the stack */
+	/* Large (a record): static, see struct cb_record. */
+	static struct run_step	 st;
 	struct run_opts		 ro;
 	struct policy_builder	 b;
 	struct cb_policy	 p;
 	struct spawn_opts	 so;
 	struct cb_err		 err;
 	const char		*name, *disable;
-	int			 guarded = 1, unusable = 0, status, skip;
+	char			**argv = a->argv + 1;
+	int			 guarded = 1, unusable = 0, status;
 
-	if (argc < 2)
-		return cmd_usage(&cmd_run_entry, EXIT_CBEXEC);
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
-		return run_help();
-	name = argv[1];
-	if (cmd_name_valid(name, &err) == -1) {
+	name = a->argv[0];
+	if (name_valid(name, &err) == -1) {
 		cmd_warnx("%s", err.msg);
 		return EXIT_CBEXEC;
 	}
-
-	/* Options end at "--" or at the first word that is not one. */
-	if ((skip = run_options("run", argc - 1, argv + 1, &ro)) == -1)
+	if (run_options(a, &ro) == -1)
 		return cmd_usage(&cmd_run_entry, EXIT_CBEXEC);
-	if (ro.help)
-		return run_help();
-	argv += 1 + skip;
-	argc -= 1 + skip;
-	if (argc < 1) {
-		cmd_warnx("run: no command given");
-		return cmd_usage(&cmd_run_entry, EXIT_CBEXEC);
-	}
 
 	/*
 	 * A config that cannot be used must not stop every guarded job on
@@ -571,5 +529,9 @@ const struct cmd_entry cmd_run_entry = {
 	"  -o KEY=VALUE             any policy key of cbexec.conf(5)\n"
 	"Options come after NAME, and end at -- or at the first word that is\n"
 	"not one.\n",
-	cmd_run_exec
+	{ run_grammar, 2, -1, CMD_NAME_FIRST, "no command given" },
+	EXIT_CBEXEC,
+	NULL,
+	cmd_run_exec,
+	NULL
 };

@@ -24,6 +24,7 @@
 #include "breaker.h"
 #include "clock.h"
 #include "cmd.h"
+#include "name.h"
 #include "config.h"
 #include "record.h"
 
@@ -1337,6 +1338,15 @@ set_format(struct status_walk *w, enum status_format fmt, const char *opt)
 	return 0;
 }
 
+/* What cmd_status_exec's own getopt loop takes (for `help --options`). */
+static const struct cmd_opt status_grammar[] = {
+	{ "json",	0, 'j', no_argument },
+	{ "names",	0, 'n', no_argument },
+	{ "prometheus",	0, 'p', no_argument },
+	{ "output",	0, 'O', required_argument },
+	{ NULL,		0, 0,   0 }
+};
+
 static int
 cmd_status_exec(struct cb_ctx *ctx, int argc, char **argv)
 {
@@ -1354,7 +1364,7 @@ cmd_status_exec(struct cb_ctx *ctx, int argc, char **argv)
 	const char			*output = NULL;
 	char				*tmp = NULL;
 	size_t				 i;
-	int				 ch, missing, status = EXIT_OK;
+	int				 ch, status = EXIT_OK;
 
 	memset(&w, 0, sizeof w);
 	w.ctx = ctx;
@@ -1406,7 +1416,7 @@ cmd_status_exec(struct cb_ctx *ctx, int argc, char **argv)
 	w.npats = argc - optind;
 	for (i = 0; i < (size_t)w.npats; i++) {
 		if (!has_glob(w.pats[i]) &&
-		    cmd_name_valid(w.pats[i], &err) == -1) {
+		    name_valid(w.pats[i], &err) == -1) {
 			cmd_warnx("%s", err.msg);
 			return EXIT_USAGE;
 		}
@@ -1427,8 +1437,8 @@ cmd_status_exec(struct cb_ctx *ctx, int argc, char **argv)
 	}
 	w.colour = want_colour(w.out);
 	ob.f = w.out;
-	store = cmd_store(ctx, 1, &missing, &err);
-	if (store == NULL && !missing) {
+	store = cmd_store(ctx, 1, &err);
+	if (store == NULL && err.code != CB_ERR_MISSING) {
 		cmd_warnx("%s", err.msg);
 		status = EXIT_FAIL;
 		goto out;
@@ -1485,5 +1495,9 @@ const struct cmd_entry cmd_status_entry = {
 	"                      fsync, rename; mode 0644) instead of stdout\n"
 	"One exact NAME shows that breaker in detail; GLOBs (fnmatch)\n"
 	"filter.  Colour only on a terminal, never with NO_COLOR.\n",
+	{ status_grammar, 0, -1, 0, NULL },
+	0,
+	NULL,
+	NULL,
 	cmd_status_exec
 };

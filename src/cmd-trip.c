@@ -17,13 +17,12 @@ trip_one(struct cb_record *r, const struct cb_policy *p,
 }
 
 static int
-cmd_trip_exec(struct cb_ctx *ctx, int argc, char **argv)
+cmd_trip_exec(struct cb_ctx *ctx, struct cmd_args *ca)
 {
-	struct admin_args	a = { .want_reason = 1, .want_for = 1 };
-	int			r;
+	struct admin_args	a;
 
-	if ((r = admin_parse(&cmd_trip_entry, argc, argv, &a)) != 0)
-		return r == 1 ? EXIT_OK : EXIT_USAGE;
+	if (admin_parse(ca, &a) == -1)
+		return EXIT_USAGE;
 	return admin_each(ctx, &a, "trip", 1, trip_one);
 }
 
@@ -39,5 +38,9 @@ const struct cmd_entry cmd_trip_entry = {
 	"A GLOB (fnmatch pattern: *, ? or [) opens every existing breaker it\n"
 	"matches, naming each on stdout (not with -q); one that matches\n"
 	"nothing exits 1.\n",
-	cmd_trip_exec
+	{ admin_grammar_trip, 1, -1, 0, NULL },
+	0,
+	NULL,
+	cmd_trip_exec,
+	NULL
 };

@@ -3,11 +3,14 @@
  * lives in its own cmd-*.c and exports one struct cmd_entry; cmd.c lists
  * them.  A command returns its exit status instead of exiting, and prints
  * its own messages (cmd_warn / cmd_warnx); nothing below the cmd layer
- * prints.
+ * prints.  Under the commands: ctx.c (the invocation's context: config,
+ * state, store), call.c (the admit and record steps of a guarded call)
+ * and hook.c (what transitions set off).
  */
 #ifndef CBEXEC_CMD_H
 #define CBEXEC_CMD_H
 
+#include <getopt.h>
 #include <signal.h>
 
 #include "breaker.h"
@@ -25,8 +28,12 @@
 #define EXIT_NOEXEC	126
 #define EXIT_NOTFOUND	127
 
-/* Global state: options given before the command, lazily loaded config
- * and store. */
+/*
+ * The context of one invocation (ctx.c): options given before the command,
+ * and what is worked out from them once, on demand.  Commands read cfg
+ * once cfg_loaded is set, and state and state_redis once ctx_state has
+ * returned 0; the rest is ctx.c's.
+ */
 struct cb_ctx {
 	const char		*config_path;	/* -c, or NULL */
 	const char		*state_path;	/* -s, or NULL */
@@ -34,11 +41,19 @@ struct cb_ctx {
 	int			 verbose;	/* -v */
 
 	int			 cfg_loaded;
-	int			 cfg_failed;	/* reported; not tried again */
+	int			 cfg_failed;	/* not tried again */
 	int			 cfg_missing;	/* ... as a -c file that is not
 						 * there: a usage error */
+	int			 cfg_reported;	/* its problems printed */
 	struct cb_config	 cfg;
-	char			*state;		/* resolved state path */
+	struct config_msgs	 cfg_msgs;	/* its problems, when failed */
+	struct cb_err		 cfg_err;	/* the first, CB_ERR_CONFIG */
+
+	int			 state_done;	/* decided: */
+	char			*state;		/* state path, or NULL */
+	int			 state_redis;	/* ... naming a Redis store */
+	struct cb_err		 state_err;	/* why NULL */
+	int			 state_reported;
 	struct store		*store;
 	int			 have_boot_id;
 	uint8_t			 boot_id[16];
@@ -48,17 +63,88 @@ struct cb_ctx {
 	sigset_t		 mask;
 };
 
-struct cmd_entry {
+/*
+ * One option of a command's grammar: --NAME (NULL: none), -LETTER (0:
+ * none), and the KEY the parser reports it by (the letter, or another
+ * character for a long-only option).  -h and --help are every command's
+ * and are not listed.
+ */
+struct cmd_opt {
 	const char	*name;
-	const char	*usage;		/* after "cbexec [GLOBAL] NAME " */
-	const char	*summary;	/* one line for `cbexec --help` */
-	const char	*help;		/* option lines for `help NAME` */
-	/* argv[0] is the command's name; returns the exit status. */
-	int		(*exec)(struct cb_ctx *, int argc, char **argv);
+	int		 letter;
+	int		 key;
+	int		 has_arg;	/* no_argument or required_argument */
+};
+
+/*
+ * A command's grammar, as tmux's cmd_entry.args: its options, and how many
+ * operands it takes.  Options and operands mix freely (getopt_long's
+ * order), unless CMD_NAME_FIRST: then the first word is NAME whatever it
+ * is, and the options after it end at "--" or at the first word that is
+ * not one (run's RUN-OPTIONS, SPEC section 1).
+ */
+#define CMD_NAME_FIRST	0x1
+struct cmd_grammar {
+	const struct cmd_opt	*opts;		/* ends with a zero entry */
+	int			 lower;		/* operands, at least */
+	int			 upper;		/* ... at most; -1: any */
+	int			 flags;
+	/* Said when there is NAME but too few other operands ("no command
+	 * given"); NULL: only the usage line. */
+	const char		*too_few;
+};
+
+#define CMD_MAX_OPTS	64
+struct cmd_entry;
+/* A command line as its grammar parsed it. */
+struct cmd_args {
+	const struct cmd_entry	*entry;		/* the command (or subcommand) */
+	struct {
+		const struct cmd_opt	*opt;
+		const char		*arg;	/* NULL without argument */
+	}			 v[CMD_MAX_OPTS]; /* in command-line order */
+	int			 nv;
+	int			 argc;		/* the operands */
+	char			**argv;		/* ... NULL-terminated, freed
+						 * by cmd_args_free */
+	char			 what[64];	/* "run", "config show" */
+};
+
+struct cmd_entry {
+	const char		*name;
+	const char		*usage;		/* after "cbexec [GLOBAL] NAME " */
+	const char		*summary;	/* one line for `cbexec --help` */
+	const char		*help;		/* option lines for `help NAME` */
+	struct cmd_grammar	 args;
+	int			 usage_status;	/* 0: EXIT_USAGE */
+	/* Subcommands (config): the first operand names one, whose grammar
+	 * then parses the rest; usage and help stay the parent's. */
+	const struct cmd_entry	*const *subs;
+	/* Returns the exit status. */
+	int			(*exec)(struct cb_ctx *, struct cmd_args *);
+	/* A command that still parses its own argv (argv[0] its name);
+	 * exec is then NULL and args only lists its options. */
+	int			(*exec_argv)(struct cb_ctx *, int, char **);
 };
 
 extern const struct cmd_entry	*const cmd_table[];
 const struct cmd_entry		*cmd_find(const char *);
+
+/*
+ * Parse argv (argv[0] the command's name) by e's grammar into a.  Returns
+ * 0; 1 after printing e's help on stdout (-h or --help); -1 after printing
+ * a usage error ("cbexec: trip: unknown option '--bogus'" and e's usage
+ * line) on stderr: the exit status is then cmd_usage_status(e).
+ */
+int	cmd_parse(const struct cmd_entry *, int argc, char **argv,
+	    struct cmd_args *);
+int	cmd_usage_status(const struct cmd_entry *);
+void	cmd_args_free(struct cmd_args *);
+/* The last value of option key in a, or NULL; whether it was given. */
+const char	*cmd_arg(const struct cmd_args *, int key);
+int		 cmd_has(const struct cmd_args *, int key);
+/* "usage: cbexec NAME USAGE\nHELP" on stdout, as --help prints it. */
+int	cmd_help(const struct cmd_entry *);
 
 /* "cbexec: " + message + "\n" on stderr; cmd_warn appends strerror(errno). */
 void	cmd_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
@@ -66,33 +152,47 @@ void	cmd_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
 /* Print "usage: cbexec NAME USAGE" and return EXIT_USAGE (or
  * EXIT_CBEXEC for run). */
 int	cmd_usage(const struct cmd_entry *, int status);
+/* Report an error cmd_store filled: a config's problems, each once
+ * (cmd_config), or the message. */
+void	cmd_store_error(struct cb_ctx *, const struct cb_err *);
+
+/* ---- ctx.c ---- */
 
 /*
- * Load the config once (config_load with -c).  Returns 0, or -1 after
- * printing every problem the file has, one line each (once: later calls
- * return -1 quietly).  On -1, cfg_missing is set when the file named by -c
- * or CBEXEC_CONFIG does not exist, a usage error; otherwise the file
- * cannot be used (SPEC section 4): run then runs unguarded, check admits,
- * the other commands fail.
+ * Load the config once (config_check with -c), printing nothing.  Returns
+ * 0, or -1 with err (may be NULL) holding its first problem, code
+ * CB_ERR_CONFIG; later calls give the same answer.  On -1, cfg_missing is
+ * set when the file named by -c or CBEXEC_CONFIG does not exist, a usage
+ * error; otherwise the file cannot be used (SPEC section 4): run then runs
+ * unguarded, check admits, the other commands fail.
  */
+int	ctx_config_load(struct cb_ctx *, struct cb_err *);
+/* The same, for a command: returns 0, or -1 after printing every problem
+ * the file has, one line each, the first time. */
 int	cmd_config(struct cb_ctx *);
 
 /*
- * The state path: -s, $CBEXEC_STATE, config `state`, else
- * /var/lib/cbexec/state.mdb for root and $XDG_STATE_HOME/cbexec/state.mdb
- * (default ~/.local/state/cbexec/state.mdb) for others.  Needs the config.
- * Returns NULL after printing when it cannot be worked out (no HOME).
+ * Decide the state once: -s, $CBEXEC_STATE, config `state`, else
+ * /var/lib/cbexec/state.mdb for root and the group cbexec's members,
+ * $XDG_STATE_HOME/cbexec/state.mdb (default ~/.local/state/cbexec/
+ * state.mdb) for others, and /var/tmp/cbexec-UID/state.mdb for a user
+ * with no usable home.  Sets ctx->state and ctx->state_redis and returns
+ * 0, or returns -1 with err (may be NULL) saying why there is none.
  */
+int		 ctx_state(struct cb_ctx *, struct cb_err *);
+/* ctx->state for a command: NULL after printing (the config's problems
+ * and why there is no state, once). */
 const char	*cmd_state_path(struct cb_ctx *);
 
 /*
- * Open the store once.  Returns it, or NULL with err filled (the caller
- * decides how to report: run follows on_store_error, others exit 1).
- * readonly: for status/check-style readers: a missing state file is then
- * no error but an empty store (NULL with *missing set).
+ * Open the store once, of the kind ctx_state decided.  Returns it, or NULL
+ * with err filled: code CB_ERR_CONFIG when the config cannot be used
+ * (print it with cmd_store_error), CB_ERR_MISSING when readonly and the
+ * state file does not exist (for status and check, an empty store, no
+ * error).  The caller decides how to report: run follows on_store_error,
+ * others exit 1.
  */
-struct store	*cmd_store(struct cb_ctx *, int readonly, int *missing,
-		    struct cb_err *);
+struct store	*cmd_store(struct cb_ctx *, int readonly, struct cb_err *);
 
 /*
  * Replace the store with the local LMDB file (the state path rules with
@@ -109,12 +209,17 @@ struct store	*cmd_store_local(struct cb_ctx *, struct cb_err *);
 int	cmd_policy(struct cb_ctx *, const char *name, struct policy_builder *);
 
 /*
- * Check NAME against SPEC section 1: 1 to 200 bytes of
- * A-Z a-z 0-9 . _ - : @ / +, not beginning with '-'.  Returns 0, or -1
- * with a message naming the offending byte ("invalid breaker name 'a b':
- * byte 0x20 at offset 1").
+ * The environment of a breaker step taken now: the wall clock, a jitter
+ * draw, and call_holder_alive as the liveness oracle for probe holders.
  */
-int	cmd_name_valid(const char *, struct cb_err *);
+void		 cmd_env(struct cb_ctx *, struct cb_env *);
+/* This boot's id (clock_boot_id), read once. */
+const uint8_t	*cmd_boot_id(struct cb_ctx *);
+/* Release what the context holds: the store (if main has not closed it
+ * before cmd_hooks_wait), the config and its problems, the state path. */
+void		 ctx_free(struct cb_ctx *);
+
+/* ---- cmd.c ---- */
 
 /* A wait as users read it: whole seconds, rounded up ("23s", "4m10s"). */
 void	cmd_format_wait(int64_t, char *, size_t);
@@ -123,29 +228,29 @@ void	cmd_format_wait(int64_t, char *, size_t);
 const char	*cmd_user(void);
 
 /*
- * Decode NAME's stored record; on failure err names the breaker and the
- * state file.  Returns 0 or -1.
- */
-struct cb_record;
-int	cmd_decode(struct cb_ctx *, const char *name, const uint8_t *,
-	    size_t, struct cb_record *, struct cb_err *);
-
-/*
- * The environment of a breaker step taken now: the wall clock, a jitter
- * draw, and the liveness oracle for probe holders on this host (alive while
- * the pid exists with the start time it had, in this boot).
- */
-struct cb_env;
-void		 cmd_env(struct cb_ctx *, struct cb_env *);
-const uint8_t	*cmd_boot_id(struct cb_ctx *);
-
-/*
  * Report what the last store update evicted to stay within max_breakers:
  * a warning for an open or half-open breaker (evicted only when every
  * breaker was open), a note with -v for the others.  Call after every
  * update that may create a record (run, trip, acquire).
  */
 void	cmd_evictions(struct cb_ctx *);
+
+/* ---- call.c ---- */
+
+/*
+ * Decode NAME's stored record; on failure err names the breaker and the
+ * state file.  Returns 0 or -1.
+ */
+int	cmd_decode(struct cb_ctx *, const char *name, const uint8_t *,
+	    size_t, struct cb_record *, struct cb_err *);
+
+/*
+ * Is the holder of probe slot s alive (arg: the struct cb_ctx)?  One from
+ * another boot of a local state file is dead; within this boot the pid
+ * must still exist with the start time it had.  In a multi-host store
+ * another boot is most likely another host: unknown, its lease decides.
+ */
+enum cb_liveness	call_holder_alive(const struct cb_slot *, void *);
 
 /*
  * One guarded call on its way through the breaker.  run, acquire and
@@ -176,6 +281,8 @@ int	cmd_admit_cb(const uint8_t *, size_t, struct cb_buf *, void *,
 int	cmd_record_cb(const uint8_t *, size_t, struct cb_buf *, void *,
 	    struct cb_err *);
 
+/* ---- hook.c ---- */
+
 /*
  * Log the transitions a step made and start their on_transition hooks
  * (SPEC section 5).  The hooks run in the background, alongside what the
@@ -183,28 +290,28 @@ int	cmd_record_cb(const uint8_t *, size_t, struct cb_buf *, void *,
  * finishes them, killing each hook's process group five seconds after it
  * started at the latest.
  */
-struct cb_effects;
 void	cmd_transitions(struct cb_ctx *, const char *name,
 	    const struct cb_effects *);
 void	cmd_hooks_wait(struct cb_ctx *);
 
 /* Operands and options of reset, trip and forget (cmd-admin.c). */
 struct admin_args {
-	int		  want_reason;	/* set by the caller: --reason ok */
-	int		  want_for;	/* --for allowed */
-	const char	 *reason;
-	int64_t		  for_ms;
+	const char	 *reason;	/* --reason */
+	int64_t		  for_ms;	/* --for */
 	char		**names;	/* operands: NAMEs and GLOBs */
 	int		  nnames;
 };
+/* Their grammars: reset's --reason; trip's --for and --reason. */
+extern const struct cmd_opt	admin_grammar_reason[];
+extern const struct cmd_opt	admin_grammar_trip[];
 
 /*
- * Parse argv (argv[0] the command name) into a, checking every NAME (an
- * operand with *, ? or [ is a GLOB, an fnmatch(3) pattern).  Returns 0; 1
- * after printing --help; -1 after printing a usage error.
+ * Check the command line a's grammar parsed and fill aa: every NAME valid
+ * (an operand with *, ? or [ is a GLOB, an fnmatch(3) pattern), --for a
+ * duration, --reason short and printable.  Returns 0, or -1 after
+ * printing.
  */
-int	admin_parse(const struct cmd_entry *, int, char **,
-	    struct admin_args *);
+int	admin_parse(const struct cmd_args *, struct admin_args *);
 
 /* The breakers the operands of a command name (admin_targets). */
 struct admin_target {
@@ -236,8 +343,6 @@ void	admin_done(struct cb_ctx *, const struct admin_target *);
  * exact NAME with no record is created when create is set, else reported;
  * a matched breaker gone meanwhile is skipped.  Returns the exit status.
  */
-struct cb_record;
-struct cb_effects;
 typedef void (*admin_fn)(struct cb_record *, const struct cb_policy *,
     const struct cb_env *, const struct admin_args *, const char *reason,
     struct cb_effects *);
@@ -245,7 +350,7 @@ int	admin_each(struct cb_ctx *, const struct admin_args *,
 	    const char *what, int create, admin_fn);
 
 /* RUN-OPTIONS, shared by run and `config show` (cmd-run.c). */
-#define RUN_MAX_OPTS	64
+#define RUN_MAX_OPTS	CMD_MAX_OPTS
 struct run_value {
 	enum policy_key	 key;
 	const char	*value;
@@ -254,45 +359,22 @@ struct run_opts {
 	struct run_value v[RUN_MAX_OPTS];	/* in command-line order */
 	int		 nv;
 	int		 foreground;
-	int		 help;		/* -h or --help seen: stop there */
 };
+extern const struct cmd_opt	run_grammar[];
 
 /*
- * Parse RUN-OPTIONS from argv (argv[0] is NAME and is skipped), stopping at
- * "--" or at the first word that is not an option.  Returns the index of
- * that word (argc when none), or -1 after printing an error prefixed with
- * cmd.
+ * Turn RUN-OPTIONS parsed by run_grammar into ro.  Returns 0, or -1 after
+ * printing an error prefixed with a->what (an -o that is not KEY=VALUE
+ * of a known key).
  */
-int	run_options(const char *cmd, int argc, char **argv, struct run_opts *);
+int	run_options(const struct cmd_args *, struct run_opts *);
 /* Lay ro's values over b as LAYER_CLI ("command line").  Returns 0, or -1
  * after printing. */
 int	run_apply(const char *cmd, const struct run_opts *,
 	    struct policy_builder *);
 /* The refusal line of run and acquire (nothing with -q). */
-struct cb_ticket;
 void	run_refusal(struct cb_ctx *, const char *name,
 	    const struct cb_ticket *);
-
-/* An acquire/release token (cmd-acquire.c). */
-#define TOKEN_PROBE		1
-#define TOKEN_UNGUARDED		2
-#define TOKEN_RUNNING		4
-#define TOKEN_TEXT_MAX		(4 + 2 * (35 + 255 + 4) + 1)
-struct cb_token {
-	int		probe;		/* holds a half-open slot */
-	int		unguarded;	/* CBEXEC_DISABLE=1: record nothing */
-	int		running;	/* holds a run slot */
-	uint64_t	epoch;
-	uint64_t	identity;	/* of the record; 0: a 0.1 token */
-	uint64_t	slot;		/* the slots' token when probe or
-					 * running */
-	int64_t		acquired_ms;	/* wall clock */
-	char		name[256];
-};
-/* Into out (TOKEN_TEXT_MAX bytes): "cb1-" and lower-case hex. */
-void	token_encode(const struct cb_token *, char *out, size_t);
-/* Returns 0, or -1 with what is wrong in err. */
-int	token_decode(const char *, struct cb_token *, struct cb_err *);
 
 extern const struct cmd_entry	cmd_acquire_entry;
 extern const struct cmd_entry	cmd_config_entry;

@@ -91,6 +91,14 @@ struct cb_lastfail {
 	int64_t		duration_ms;
 };
 
+/*
+ * A decoded record is large (about 17 KB: the outcome window, failure
+ * times and history at their maximum sizes), so that decoding needs no
+ * allocation.  The commands keep the one they work on, or the struct that
+ * holds it, in a function-level static ("static struct cb_record r;")
+ * rather than on the stack, so that every stack frame stays small; each
+ * command runs once per process, so nothing is shared or freed.
+ */
 struct cb_record {
 	enum cb_state	state;
 	uint64_t	epoch;		/* +1 at every transition */

@@ -1314,6 +1314,8 @@ store_lmdb_open(const struct store_opts *opts, struct cb_err *err)
 		/* readonly: create nothing, not even a directory. */
 		if (opts->readonly) {
 			lmdb_open_error(path, ENOENT, err);
+			if (err != NULL)
+				err->code = CB_ERR_MISSING;
 			return NULL;
 		}
 		exists = 0;

@@ -111,6 +111,11 @@ struct store_evicted {
 
 struct store;
 
+/*
+ * Every store fills every slot: each operation works on each store, and
+ * an operation a store cannot do in some state (a read-only LMDB asked to
+ * write) fails with an error saying so.  No slot is NULL.
+ */
 struct store_ops {
 	const char	*kind;	/* "lmdb", "redis" */
 	/* Records shared by processes of several hosts: a probe holder
@@ -122,10 +127,9 @@ struct store_ops {
 	 * s->evicted then lists the victims (n is 0 otherwise). */
 	int	(*update)(struct store *, const char *name, store_update_fn,
 		    void *arg, struct cb_err *);
-	/* Optional (NULL: store_update_peek falls back to update): the
-	 * same contract as update, but fn runs first on a read-only
+	/* The same contract as update, but fn runs first on a read-only
 	 * snapshot, and only when it asks for a change again inside the
-	 * write transaction. */
+	 * write transaction (Redis: a plain GET, then update's loop). */
 	int	(*update_peek)(struct store *, const char *name,
 		    store_update_fn, void *arg, struct cb_err *);
 	/* Copy NAME's record into out (replacing its contents).  Returns 1
@@ -138,7 +142,9 @@ struct store_ops {
 	/* Remove the records fn selects, appending each removed name and a
 	 * NUL to removed.  Several short write transactions rather than one
 	 * long one, so runs are not held up behind a large prune: a record
-	 * created meanwhile may or may not be seen. */
+	 * created meanwhile may or may not be seen.  Redis: SCAN and MGET as
+	 * each() does, then one conditional delete per selected key (WATCH,
+	 * GET, fn again on the current bytes, MULTI / DEL / EXEC). */
 	int	(*prune)(struct store *, store_prune_fn, void *arg,
 		    struct cb_buf *removed, struct cb_err *);
 	void	(*close)(struct store *);
@@ -170,7 +176,7 @@ struct store_opts {
 	int		 readonly;	/* open for reading only (status):
 					 * a missing file is then not created
 					 * and store_open returns NULL with
-					 * errno ENOENT and err filled */
+					 * err->code CB_ERR_MISSING */
 	uint64_t	 max_records;	/* 0: no bound */
 	store_rank_fn	 rank;		/* required with max_records */
 };
@@ -198,6 +204,8 @@ struct store_redis_opts {
 	const char	*prefix;	/* prepended to every NAME: "cbexec:" */
 	int64_t		 timeout_ms;	/* connect and command timeout */
 	const char	*password;	/* AUTH [user] password, or NULL */
+	uint64_t	 max_records;	/* 0: no bound */
+	store_rank_fn	 rank;		/* required with max_records */
 };
 
 /* Is path the URL of a Redis store rather than an LMDB file path? */
@@ -212,7 +220,11 @@ int		 store_is_redis(const char *path);
  * number of times.  each() walks the keys with SCAN (never KEYS) and reads
  * them with MGET: every record is read atomically, but not all of them
  * from one snapshot.  A dropped connection is re-made once, before anything
- * is written.  The connection's descriptor is close-on-exec, and SIGPIPE
+ * is written.  With max_records, a creation is followed by an eviction
+ * step (not in the same transaction: approximate, see redis_evict):
+ * DBSIZE, and only when the database holds more keys than the bound, a
+ * SCAN of the prefix and conditional deletes of the victims chosen as
+ * above.  The connection's descriptor is close-on-exec, and SIGPIPE
  * is held off while talking to the server.
  *
  * Returns NULL with err filled when the URL is invalid (a password in it is
@@ -248,8 +260,6 @@ static inline int
 store_update_peek(struct store *s, const char *name, store_update_fn fn,
     void *arg, struct cb_err *err)
 {
-	if (s->ops->update_peek == NULL)
-		return s->ops->update(s, name, fn, arg, err);
 	return s->ops->update_peek(s, name, fn, arg, err);
 }
 

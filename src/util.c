@@ -17,6 +17,7 @@ err_set(struct cb_err *err, const char *fmt, ...)
 
 	if (err == NULL)
 		return;
+	err->code = CB_ERR_OTHER;
 	va_start(ap, fmt);
 	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
 	va_end(ap);

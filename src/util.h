@@ -13,9 +13,16 @@
 
 /*
  * Filled by any function that returns -1.  The message is one line, lower
- * case, without the "cbexec: " prefix and without a trailing newline.
+ * case, without the "cbexec: " prefix and without a trailing newline.  code
+ * says what a caller may act on beyond printing msg; err_set makes it
+ * CB_ERR_OTHER, and a function that sets another says so in its header.
  */
+#define CB_ERR_OTHER	0
+#define CB_ERR_MISSING	1	/* what was to be read does not exist */
+#define CB_ERR_CONFIG	2	/* the config cannot be used (cmd.h) */
+
 struct cb_err {
+	int	code;
 	char	msg[CB_ERR_MAX];
 };
 

@@ -137,6 +137,18 @@ finish() {
 	assert [ "$elapsed" -lt 9000 ]
 }
 
+@test "a command that stopped itself still ends at the timeout: SIGTERM is followed by SIGCONT" {
+	local start elapsed
+	start=$(now_ms)
+	# It acts on SIGTERM only once continued; SIGKILL would come only
+	# after 60s.
+	run -124 cb run x -t 300ms -k 60s -- \
+	    sh -c 'trap "echo term >got-term; exit 0" TERM; kill -STOP $$; sleep 60'
+	elapsed=$(($(now_ms) - start))
+	assert [ "$elapsed" -lt 30000 ]
+	assert_equal "$(cat got-term)" term
+}
+
 @test "a timeout reaches the command's children too" {
 	run -124 cb run x -t 300ms -k 1s -- \
 	    sh -c 'sleep 30 >/dev/null 2>&1 & echo $! >grandchild.pid; wait'

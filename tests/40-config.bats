@@ -58,6 +58,16 @@ exit_code_in() {
 	run -2 cb -c "$T/nope.conf" check x
 }
 
+@test "a config that cannot be used is reported once, in one line, by every command" {
+	local c
+	for c in "forget x" "trip x" "reset x" "status" "gc" "acquire x" \
+	    "config show x"; do
+		# shellcheck disable=SC2086 # the words of the command
+		run -1 --separate-stderr cb -c "$T/nope.conf" $c
+		assert_equal "$stderr" "cbexec: cannot open config '$T/nope.conf': No such file or directory"
+	done
+}
+
 @test "a config that cannot be used runs the command unguarded, printing every problem" {
 	run -0 cb trip x
 	config 'defaults = {' '  open_timout = "30s";' '  trip = { failures = 0; };' '};' 'breaker = ();'

@@ -228,3 +228,36 @@ garbage() {
 	run -0 cb status --names
 	assert_output "$(printf 'a\nc\nd')"
 }
+
+@test "a reader killed inside its read transaction leaves a stale slot that the next run clears" {
+	[ -x "${HOLD_WRITER:-}" ] || skip "HOLD_WRITER (built by make check) is not set"
+	command -v mdb_stat >/dev/null || skip "mdb_stat (lmdb-utils) is not installed"
+	run -0 cb run x -- true
+	# Two readers: one that lives on (while the environment is open
+	# somewhere, LMDB keeps the reader table as it is) and one killed.
+	mkfifo live.in dead.in
+	"$HOLD_WRITER" -r "$CBEXEC_STATE" <live.in >live.out 3>&- &
+	local live=$!
+	echo "$live" >live.pid
+	"$HOLD_WRITER" -r "$CBEXEC_STATE" <dead.in >dead.out 3>&- &
+	local dead=$!
+	echo "$dead" >dead.pid
+	exec 4>live.in 5>dead.in
+	WAIT_S=10 wait_for grep -q held live.out
+	WAIT_S=10 wait_for grep -q held dead.out
+	kill -9 "$dead"
+	wait "$dead" 2>/dev/null || true
+	exec 5>&-
+	# The dead one's slot is still in the reader table.  (mdb_stat -r
+	# exits 1 whenever it printed the table: its status says nothing.)
+	run mdb_stat -n -r "$CBEXEC_STATE"
+	assert_line --index 0 "Reader Table Status"
+	assert_line --regexp "^ *$live +[0-9a-f]+ +[0-9]+$"
+	assert_line --regexp "^ *$dead +[0-9a-f]+ +[0-9]+$"
+	run -0 cb run x -- true
+	run mdb_stat -n -r "$CBEXEC_STATE"
+	assert_line --regexp "^ *$live +[0-9a-f]+ +[0-9]+$"
+	refute_line --regexp "^ *$dead "
+	exec 4>&-
+	assert_equal "$(json_field x calls)" 2
+}

@@ -89,11 +89,11 @@ setup() {
 	run -0 comp cbexec gc --
 	assert_output "$(printf '%s\n' --dry-run --help --idle)"
 	run -0 comp cbexec acquire --
-	assert_output "$(printf '%s\n' --help --lease --pid --wait)"
+	assert_output "$(printf '%s\n' --help --lease --pid)"
 	run -0 comp cbexec run db --
 	assert_output "$(printf '%s\n' -- --failure-codes --foreground --help \
 	    --ignore-codes --kill-after --on-open --preset --retries \
-	    --retry-delay --success-codes --timeout --wait)"
+	    --retry-delay --success-codes --timeout)"
 }
 
 @test "bash: -o offers every policy key, retries, retry_delay and this release's included" {
@@ -107,9 +107,9 @@ setup() {
 	run -0 comp cbexec run db -o on_busy =
 	assert_output "$(printf '%s\n' fail skip)"
 	# An option's value is not taken for NAME or COMMAND.
-	run -0 comp cbexec run db --wait 5s --
+	run -0 comp cbexec run db --retries 2 --
 	assert_line --timeout
-	run -0 comp cbexec acquire --wait 5s ''
+	run -0 comp cbexec acquire --lease 5s ''
 	assert_output "$(printf '%s\n' db:primary db:replica web)"
 }
 
@@ -208,9 +208,9 @@ setup() {
 	assert_output --regexp 'failure +ignore +success'
 	run -0 zshcomp 'cbexec run db -o retr' retry_delay
 	assert_output --regexp 'retries +retry_delay'
-	run -0 zshcomp 'cbexec acquire db --' --wait
+	run -0 zshcomp 'cbexec acquire db --' --lease
 	assert_output --partial -- '--pid'
-	assert_output --partial -- '--wait'
+	assert_output --partial -- '--lease'
 	run -0 zshcomp 'cbexec gc --' --dry-run
 	assert_output --partial -- '--dry-run'
 }
@@ -238,10 +238,10 @@ setup() {
 	assert_output "$(printf '%s\n' retries= retry_delay=)"
 	run -0 fishcomp 'cbexec run db -o on_b'
 	assert_output "$(printf '%s\n' on_busy=fail on_busy=skip)"
-	run -0 fishcomp 'cbexec run db --w'
-	assert_output --wait
+	run -0 fishcomp 'cbexec run db --f'
+	assert_output "$(printf '%s\n' --failure-codes --foreground)"
 	run -0 fishcomp 'cbexec acquire db --'
-	assert_output "$(printf '%s\n' --help --lease --pid --wait)"
+	assert_output "$(printf '%s\n' --help --lease --pid)"
 	run -0 fishcomp 'cbexec gc --'
 	assert_output "$(printf '%s\n' --dry-run --help --idle)"
 }
@@ -252,4 +252,59 @@ setup() {
 	assert_output elsewhere
 	run -0 fishcomp 'cbexec run db -- tru'
 	assert_line true
+}
+
+# table CMD: the long options the command table gives CMD, sorted;
+# subs CMD: its subcommands.  Both from `cbexec help --options`.
+table() {
+	"$CBEXEC" help --options "$1" | grep -- '^--' | sort
+}
+subs() {
+	"$CBEXEC" help --options "$1" | grep -v -- '^-' | sort
+}
+
+# zshopts CMD: the long options _cbexec names in CMD's branch.
+zshopts() {
+	sed -n "/^\t\t$1)\$/,/^\t\t\t;;\$/p" "$COMPDIR/_cbexec" |
+	    grep -o -- '--[a-z][a-z-]*' | sort -u
+}
+
+@test "the completions name exactly the commands, options and subcommands of the command table" {
+	local c cmds
+	cmds=$("$CBEXEC" help | sed -n 's/^  \([a-z]*\) .*/\1/p' | sort)
+	run -0 comp cbexec ''
+	assert_output "$cmds"
+	run -0 fishcomp 'cbexec '
+	assert_output "$cmds"
+	for c in $cmds; do
+		if [ "$c" = run ]; then
+			run -0 comp cbexec run db --
+			assert_output "$(printf '%s\n' -- $(table run))"
+			run -0 fishcomp 'cbexec run db --'
+		else
+			run -0 comp cbexec "$c" --
+			assert_output "$(table "$c")"
+			run -0 fishcomp "cbexec $c --"
+		fi
+		assert_output "$(table "$c")"
+		run -0 zshopts "$c"
+		assert_output "$(table "$c")"
+	done
+	run -0 comp cbexec config ''
+	assert_output "$(subs config)"
+	run -0 fishcomp 'cbexec config '
+	assert_output "$(subs config)"
+	run -0 grep -c "'1:action:($(subs config | paste -sd ' '))'" \
+	    "$COMPDIR/_cbexec"
+}
+
+@test "help --options lists a command's options from its grammar" {
+	run -0 "$CBEXEC" help --options acquire
+	assert_output "$(printf '%s\n' -l --lease -p --pid -h --help)"
+	run -0 "$CBEXEC" help --options config
+	assert_output "$(printf '%s\n' -h --help check show)"
+	run -2 "$CBEXEC" help --options
+	assert_output --partial 'usage: cbexec help'
+	run -2 "$CBEXEC" help --options nosuch
+	assert_output "cbexec: help: unknown command 'nosuch'"
 }

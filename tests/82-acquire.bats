@@ -175,10 +175,11 @@ STATE='[.state, .epoch, .consecutive_failures, .calls, .successes,
 }
 
 @test "slow_call applies to acquire/release, measured from the acquire" {
-	config 'defaults = { slow_call = "200ms"; };'
+	# The clock moved, not waited for: 5s after the acquire is slow, an
+	# at once release is not, with 2s to spare on a loaded machine.
+	config 'defaults = { slow_call = "2s"; };'
 	acq x
-	sleep 0.4
-	cb release "$tok" success
+	AT=+5s cbx release "$tok" success
 	assert_equal "$(json_field x failures)" 1
 	acq x
 	cb release "$tok" success
@@ -352,4 +353,30 @@ holder() {
 	# The one slot is free again: the next acquire is admitted.
 	run -0 cb acquire x
 	assert_output --regexp '^cb1-'
+}
+
+# in_pidns CMD...: CMD in a new pid namespace with its own /proc, beside
+# a `sleep 600` that is the namespace's pid 2 (its init, sh, is pid 1); the
+# sleep is killed after CMD.
+in_pidns() {
+	unshare -pf --mount-proc sh -c 'sleep 600 & "$@"; r=$?; kill $!; exit $r' \
+	    sh "$@"
+}
+
+@test "acquire --pid: a pid reused by another process is not the holder (start times differ)" {
+	[ "$(id -u)" = 0 ] || skip "needs root (a pid namespace)"
+	unshare -pf --mount-proc true 2>/dev/null || skip "unshare -p is not permitted here"
+	local fake=(env FAKETIME_DONT_FAKE_MONOTONIC=1
+	    "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+	    faketime)
+	fail_n x 5
+	# Pid 2 of a first namespace holds the slot, and dies with it.
+	run -0 in_pidns "${fake[@]}" -f +61s "$CBEXEC" acquire x --pid 2
+	assert_equal "$(json x '.probes[0].pid')" 2
+	sleep 0.1	# a later start time, in clock ticks
+	# Pid 2 of a second namespace is alive, but not the holder.
+	run -75 in_pidns "${fake[@]}" -f +62s "$CBEXEC" run x -- touch marker
+	assert_output --partial "holder pid 2 died"
+	assert [ ! -e marker ]
+	assert_equal "$(json x '.probes | length')" 0
 }

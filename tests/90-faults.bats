@@ -48,6 +48,14 @@ small_tmpfs() {
 	MNT=$T/mnt
 }
 
+# fill_disk: fill $MNT, and show that it is full: not one more block.
+fill_disk() {
+	dd if=/dev/zero of="$MNT/filler" bs=4k 2>/dev/null || true
+	run -1 dd if=/dev/zero of="$MNT/probe" bs=4k count=1
+	assert_output --partial "No space left on device"
+	rm -f "$MNT/probe"
+}
+
 # patch_record NAME AWK-SUB: rewrite NAME's value in the state file with
 # sub(REGEX, REPLACEMENT) on its hex dump line, via mdb_dump / mdb_load.
 patch_record() {
@@ -102,7 +110,7 @@ patch_record() {
 
 @test "disk full: a new state file cannot be written: run runs unguarded, or refuses when closed" {
 	small_tmpfs 64k
-	dd if=/dev/zero of="$MNT/filler" bs=4k 2>/dev/null || true
+	fill_disk
 	export CBEXEC_STATE=$MNT/state.mdb
 	run -0 cb run x -- touch ran
 	assert [ -e ran ]
@@ -116,10 +124,12 @@ patch_record() {
 	small_tmpfs 2m
 	export CBEXEC_STATE=$MNT/state.mdb
 	run -1 cb run keep -- false
-	dd if=/dev/zero of="$MNT/filler" bs=4k 2>/dev/null || true
+	fill_disk
 	for i in $(seq 1 40); do
-		cb run "n$i-$(name_of_len 150)" -- true 2>/dev/null || true
+		cb run "n$i-$(name_of_len 150)" -- true 2>>full.err || true
 	done
+	# Some of them did hit the full disk (and ran unguarded).
+	grep -q unguarded full.err
 	rm -f "$MNT/filler"
 	run -0 cb status --json keep
 	assert_output --partial '"failures": 1'

@@ -83,13 +83,16 @@ teardown() {
 @test "arguments never pass through a shell" {
 	run -0 cb run x -- printf '%s|' '$(touch pwned1)' '`touch pwned2`' ';' 'touch pwned3' '&&' '*'
 	assert_output '$(touch pwned1)|`touch pwned2`|;|touch pwned3|&&|*|'
-	assert [ ! -e pwned1 ] && assert [ ! -e pwned2 ] && assert [ ! -e pwned3 ]
+	assert [ ! -e pwned1 ]
+	assert [ ! -e pwned2 ]
+	assert [ ! -e pwned3 ]
 }
 
 @test "a NAME with shell syntax is refused before anything runs" {
 	run -125 cb run '$(touch pwned)' -- touch ran
 	run -125 cb run 'a;touch pwned' -- touch ran
-	assert [ ! -e pwned ] && assert [ ! -e ran ]
+	assert [ ! -e pwned ]
+	assert [ ! -e ran ]
 }
 
 @test "hook argv and variables never pass through a shell" {

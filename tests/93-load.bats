@@ -28,7 +28,7 @@ load helper
 	assert_output --partial "probes at once > 0"
 }
 
-@test "chaos: 4 workers, 40 runs, SIGKILLs at random moments: state opens, totals add up, all recover" {
+@test "chaos: 4 workers, 40 runs, SIGKILLs at random moments, also in gc and eviction: state opens, totals add up, all recover" {
 	run -0 "$BATS_TEST_DIRNAME/stress/chaos.sh" "$CBEXEC" 4 40
 	assert_output --partial "chaos: ok"
 }

@@ -98,7 +98,8 @@ local_json() {
 	assert_output "cbexec: api: circuit open, retry in 1m (5 consecutive failures)"
 	[ "$(fleet api '.state + " " + (.calls|tostring) + " " + (.rejected|tostring)')" = "open 5 1" ]
 	# Nothing went to the local state files.
-	[ ! -e "$T/a.mdb" ] && [ ! -e "$T/b.mdb" ]
+	[ ! -e "$T/a.mdb" ]
+	[ ! -e "$T/b.mdb" ]
 	run -0 "${RCLI[@]}" TYPE cbexec:api
 	assert_output string
 }
@@ -330,7 +331,7 @@ local_json() {
 	CBEXEC_STATE=$URL "$CBEXEC" status --names >"$T/names"
 	[ "$(wc -l <"$T/names")" -eq 1201 ]
 	sort -c "$T/names"
-	! grep -qx -e x -e hash "$T/names"
+	run -1 grep -qx -e x -e hash "$T/names"
 }
 
 @test "redis_prefix keeps teams apart on one server" {
@@ -432,4 +433,162 @@ local_json() {
 	assert_equal "${lines[*]}" "0 1 2"
 	run -0 "${RCLI[@]}" --scan --pattern 'cbexec:*'
 	assert_output --partial x
+}
+
+@test "gc on Redis removes the idle closed breakers and keeps open and recent ones" {
+	redis_start
+	config 'log = "none";'
+	export CBEXEC_STATE=$URL
+	run -0 cb_at -2d run old -- true
+	run -0 cb_at -3d run older -- true
+	run -0 cb_at -3d trip tripped --for 10d
+	run -0 cb run new -- true
+	run -0 "${RCLI[@]}" SET other:old junk
+	run -0 cb gc --idle 1d
+	assert_output $'old\nolder'
+	run -0 cb status --names
+	assert_output $'new\ntripped'
+	run -0 "${RCLI[@]}" EXISTS cbexec:old cbexec:older other:old
+	assert_output 1
+	run -0 cb gc --idle 1d
+	assert_output ""
+}
+
+@test "gc on Redis removes hundreds of idle breakers, across MGET batches" {
+	redis_start
+	export CBEXEC_STATE=$URL
+	run -0 cb_at -2d run seed -- true
+	run -0 "${RCLI[@]}" EVAL "for i = 1, 300 do redis.call('SET', 'cbexec:n' .. i, redis.call('GET', KEYS[1])) end return 1" 1 cbexec:seed
+	run -0 cb_at -2d trip zz --for 1ms
+	run -0 cb reset zz
+	run -0 cb gc --idle 1d
+	[ "${#lines[@]}" -eq 301 ]
+	run -0 cb status --names
+	assert_output zz
+}
+
+@test "gc on a Redis that does not answer exits 1 and says so" {
+	redis_start
+	config 'store_timeout = "100ms";'
+	run -0 cb -s "$URL" run api -- true
+	kill -STOP "$(cat "$T/redis.pid")"
+	run -1 cb -s "$URL" gc --idle 1s
+	assert_output --partial "in state '$URL': no answer within 100ms"
+	kill -CONT "$(cat "$T/redis.pid")"
+}
+
+@test "gc with a Redis URL never looks for a file of that name" {
+	redis_start
+	export CBEXEC_STATE=$URL
+	run -0 cb_at -2d run old -- true
+	# A file named like the URL, below the working directory.
+	mkdir -p "$T/cwd/redis:/127.0.0.1:$PORT"
+	: >"$T/cwd/$URL"
+	cd "$T/cwd"
+	run -0 cb gc --idle 1d
+	assert_output old
+}
+
+@test "max_breakers holds on Redis: the least recently used closed breaker goes" {
+	redis_start
+	config 'max_breakers = 3;'
+	export CBEXEC_STATE=$URL
+	run -0 cb_at -4m run a -- true
+	run -0 cb_at -3m run b -- true
+	run -0 cb_at -2m trip c --for 1h
+	run -0 cb run d -- true
+	run -0 cb status --names
+	assert_output $'b\nc\nd'
+	run -0 "${RCLI[@]}" EXISTS cbexec:a
+	assert_output 0
+	# An existing breaker evicts nothing.
+	run -0 cb run d -- true
+	run -0 cb status --names
+	assert_output $'b\nc\nd'
+	# -v names the victim.
+	run -0 cb -v run e -- true
+	assert_line "cbexec: b: evicted (max_breakers 3, least recently used)"
+	run -0 cb status --names
+	assert_output $'c\nd\ne'
+}
+
+@test "max_breakers on Redis: when every breaker is open, the oldest open one goes, with a warning" {
+	redis_start
+	config 'max_breakers = 2;' 'log = "none";'
+	export CBEXEC_STATE=$URL
+	run -0 cb_at -2m trip a
+	run -0 cb_at -1m trip b
+	run -0 cb run c -- true
+	assert_output "cbexec: warning: max_breakers (2) reached and every breaker is open: evicted open breaker 'a'"
+	run -0 cb status --names
+	assert_output $'b\nc'
+}
+
+@test "max_breakers on Redis counts only its prefix's keys" {
+	redis_start
+	config 'max_breakers = 2;'
+	run -0 "${RCLI[@]}" MSET other:1 x other:2 x other:3 x
+	export CBEXEC_STATE=$URL
+	run -0 cb run a -- true
+	run -0 cb run b -- true
+	run -0 cb status --names
+	assert_output $'a\nb'
+	run -0 "${RCLI[@]}" DBSIZE
+	assert_output 5
+}
+
+@test "check falls back to the local breaker when Redis does not answer" {
+	redis_start
+	run -0 on a trip api --for 10m
+	run -75 on a check api
+	kill -STOP "$(cat "$T/redis.pid")"
+	# The local breaker of host a knows nothing of api: admitted.
+	run -0 --separate-stderr on a check api
+	assert_equal "$stderr" "cbexec: warning: cannot read breaker in state '$URL': no answer within 250ms; using the local breaker"
+	# A local breaker that is open refuses.
+	CBEXEC_STATE=$T/b.mdb run -0 cb trip local-only --for 10m
+	run -75 on b check local-only
+	# fallback = "none": check fails as before.
+	config 'fallback = "none";'
+	run -1 on a check api
+	assert_output "cbexec: cannot read breaker in state '$URL': no answer within 250ms"
+	kill -CONT "$(cat "$T/redis.pid")"
+	run -75 on a check api
+}
+
+@test "store_timeout bounds the name lookup too: a resolver that never answers" {
+	[ "$(id -u)" = 0 ] || skip "needs root (a mount namespace for resolv.conf)"
+	unshare -m true 2>/dev/null || skip "unshare -m is not permitted here"
+	local ns=127.$((RANDOM % 200 + 20)).$((RANDOM % 250 + 1)).53
+	# A DNS server that takes every query and answers none: glibc alone
+	# would wait timeout x attempts = 10s.
+	printf 'nameserver %s\noptions timeout:5 attempts:2\n' "$ns" >"$T/resolv.conf"
+	timeout 60 python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind((sys.argv[1], 53))
+print("up", flush=True)
+time.sleep(60)' "$ns" >"$T/dns.out" 3>&- &
+	local dns=$!
+	WAIT_S=10 wait_for grep -q up "$T/dns.out"
+	local t0 t1
+	t0=$(now_ms)
+	run -0 --separate-stderr unshare -m sh -c 'mount --bind "$1" /etc/resolv.conf &&
+	    shift && exec "$@"' sh "$T/resolv.conf" env CBEXEC_STATE="$T/a.mdb" \
+	    "$CBEXEC" -s redis://fleet.example:6379/0 run api -- true
+	t1=$(now_ms)
+	kill "$dns"
+	wait "$dns" 2>/dev/null || true
+	assert_equal "$stderr" "cbexec: warning: cannot connect to Redis in state 'redis://fleet.example:6379/0': no answer within 250ms; using the local breaker"
+	# Bounded by store_timeout (250ms), with room for a loaded machine.
+	[ $((t1 - t0)) -lt 5000 ]
+	[ "$(local_json a api .calls)" = 1 ]
+}
+
+@test "a host name that resolves is connected to by its address" {
+	redis_start
+	grep -qw localhost /etc/hosts || skip "no localhost in /etc/hosts"
+	run -0 cb -s "redis://localhost:$PORT/0" run api -- true
+	assert_output ""
+	run -0 "${RCLI[@]}" EXISTS cbexec:api
+	assert_output 1
 }

@@ -69,5 +69,7 @@ void	test_policy(void);
 void	test_record(void);
 void	test_breaker(void);
 void	test_classify(void);
+void	test_token(void);
+void	test_redis_url(void);
 
 #endif

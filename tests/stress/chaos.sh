@@ -11,7 +11,10 @@
 #     mid-flight is never a success);
 #   - every child of a SIGKILLed cbexec dies within 5s (PR_SET_PDEATHSIG);
 #   - every breaker closes again within a bounded time: probe slots of
-#     dead holders are reclaimed, none stays half-open.
+#     dead holders are reclaimed, none stays half-open;
+#   - then gc and max_breakers eviction SIGKILLed at random moments leave
+#     a state file that opens, within its bound, with totals that add up
+#     (second phase, below).
 set -u
 cb=${1:?usage: chaos.sh CBEXEC WORKERS RUNS}
 workers=${2:?} runs=${3:?}
@@ -131,5 +134,73 @@ for b in b0 b1 b2; do
 	fi
 done
 echo "chaos: $workers workers, $runs runs in ${secs}s, $killed cbexec SIGKILLed; $calls calls counted, $succ successes <= $oks clean exits 0; before recovery: $summary"
-[ "$fail" -eq 0 ] && echo "chaos: ok (state opens, totals add up, no orphan, all breakers closed again)"
+
+# Second phase: gc and max_breakers eviction, SIGKILLed at random moments.
+# Every run creates a breaker in a store bounded to 16 (each creation
+# evicts in its own transaction), a sixth are trips (open: pinned), and
+# one worker runs gc --idle 0 every eighth step.  Then the state file
+# opens, holds at most 16 breakers whose totals add up, and one more gc
+# leaves no closed breaker.
+edir=$dir/evict
+mkdir "$edir"
+cat >"$edir/cbexec.conf" <<CONF
+log = "none";
+max_breakers = 16;
+CONF
+ecb() {
+	CBEXEC_STATE=$edir/state.mdb CBEXEC_CONFIG=$edir/cbexec.conf "$cb" -q "$@"
+}
+
+evict_worker() {
+	local w=$1 i pid
+	RANDOM=$((w * 7919 + 3))
+	for ((i = 0; i < (runs + workers - 1 - w) / workers; i++)); do
+		if ((w == 0 && i % 8 == 4)); then
+			ecb gc --idle 0 >/dev/null 2>>"$edir/err" &
+		elif ((RANDOM % 6 == 0)); then
+			ecb trip "e$w.$i" --for 1h >/dev/null 2>>"$edir/err" &
+		else
+			ecb run "e$w.$i" -- sh -c "exit $((RANDOM % 2))" \
+			    >/dev/null 2>>"$edir/err" &
+		fi
+		pid=$!
+		if ((RANDOM % 3 == 0)); then
+			sleep "0.00$((RANDOM % 10))"
+			kill -9 "$pid" 2>/dev/null && echo "$w.$i" >>"$edir/killed.$w"
+		fi
+		wait "$pid" 2>/dev/null
+	done
+}
+
+for ((w = 0; w < workers; w++)); do
+	evict_worker "$w" &
+done
+wait
+ekilled=$(cat "$edir"/killed.* 2>/dev/null | wc -l)
+rc=0
+ecb status --json >"$edir/status.json" 2>"$edir/status.err" || rc=$?
+if [ "$rc" -ne 0 ]; then
+	echo "FAIL: evict: the state file does not open: status exited $rc: $(cat "$edir/status.err")"
+	fail=1
+else
+	n=$(jq length "$edir/status.json")
+	if [ "$n" -gt 16 ]; then
+		echo "FAIL: evict: $n breakers held, max_breakers is 16"
+		fail=1
+	fi
+	bad=$(jq -r '.[] | select(.calls != .successes + .failures + .ignored + .interrupted + .stale) |
+		"\(.name): calls \(.calls) != sum of outcomes"' "$edir/status.json")
+	[ -n "$bad" ] && { echo "FAIL: evict: $bad"; fail=1; }
+	if ! ecb gc --idle 0 >/dev/null 2>"$edir/gc.err"; then
+		echo "FAIL: evict: gc after the chaos failed: $(cat "$edir/gc.err")"
+		fail=1
+	fi
+	left=$(ecb status --json | jq '[.[] | select(.state == "closed")] | length')
+	if [ "$left" != 0 ]; then
+		echo "FAIL: evict: $left closed breakers left after gc --idle 0"
+		fail=1
+	fi
+	echo "chaos: evict: $runs runs, trips and gcs, $ekilled SIGKILLed; $n breakers held (max 16)"
+fi
+[ "$fail" -eq 0 ] && echo "chaos: ok (state opens, totals add up, no orphan, all breakers closed again; gc and eviction survive SIGKILL)"
 exit "$fail"

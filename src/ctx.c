@@ -1,0 +1,447 @@
+/*
+ * ctx.c: the context of one invocation.  The config is loaded once; the
+ * state path and the kind of store it names are decided once, by the
+ * rules of SPEC sections 5 and 10; the store is opened on demand, once;
+ * the boot id is read once.  Nothing here prints but cmd_config and
+ * cmd_state_path, the two entry points a command calls to have a problem
+ * reported; everything else fills a struct cb_err for its caller.
+ */
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "breaker.h"
+#include "clock.h"
+#include "cmd.h"
+#include "record.h"
+
+int
+ctx_config_load(struct cb_ctx *ctx, struct cb_err *err)
+{
+	struct stat	 sb;
+	const char	*named;
+
+	if (ctx->cfg_loaded)
+		return 0;
+	if (!ctx->cfg_failed) {
+		if (config_check(ctx->config_path, &ctx->cfg, &ctx->cfg_msgs,
+		    &ctx->cfg_err) == 0) {
+			config_msgs_free(&ctx->cfg_msgs);
+			ctx->cfg_loaded = 1;
+			return 0;
+		}
+		ctx->cfg_failed = 1;
+		if (ctx->cfg_msgs.n > 0)
+			err_set(&ctx->cfg_err, "%s", ctx->cfg_msgs.v[0]);
+		ctx->cfg_err.code = CB_ERR_CONFIG;
+		named = ctx->config_path != NULL ? ctx->config_path :
+		    getenv("CBEXEC_CONFIG");
+		if (named != NULL && *named != '\0' && stat(named, &sb) == -1 &&
+		    (errno == ENOENT || errno == ENOTDIR))
+			ctx->cfg_missing = 1;
+	}
+	if (err != NULL)
+		*err = ctx->cfg_err;
+	return -1;
+}
+
+int
+cmd_config(struct cb_ctx *ctx)
+{
+	size_t	i;
+
+	if (ctx_config_load(ctx, NULL) == 0)
+		return 0;
+	if (!ctx->cfg_reported) {
+		if (ctx->cfg_msgs.n == 0)
+			cmd_warnx("%s", ctx->cfg_err.msg);
+		for (i = 0; i < ctx->cfg_msgs.n; i++)
+			cmd_warnx("%s", ctx->cfg_msgs.v[i]);
+		ctx->cfg_reported = 1;
+	}
+	return -1;
+}
+
+/*
+ * The shared system state (SPEC section 10): root's, and that of the
+ * members of the group cbexec, whose new files there get mode 0660.
+ */
+#define STATE_SYSTEM_DIR	"/var/lib/cbexec"
+#define STATE_SYSTEM		STATE_SYSTEM_DIR "/state.mdb"
+#define STATE_GROUP		"cbexec"
+
+/*
+ * The group cbexec's id, looked up once (NSS may load modules and open
+ * sockets: about a millisecond), or -1 when there is no such group.
+ */
+static long long
+state_group(void)
+{
+	static int		 done;
+	static long long	 gid = -1;
+	struct group		*gr;
+
+	if (!done && (gr = getgrnam(STATE_GROUP)) != NULL)
+		gid = gr->gr_gid;
+	done = 1;
+	return gid;
+}
+
+/* Is gid the process's effective group or one of its supplementary ones? */
+static int
+state_in_group(gid_t gid)
+{
+	gid_t	*groups;
+	int	 n, i, found = 0;
+
+	if (getegid() == gid)
+		return 1;
+	if ((n = getgroups(0, NULL)) <= 0)
+		return 0;
+	groups = xcalloc((size_t)n, sizeof *groups);
+	if ((n = getgroups(n, groups)) > 0) {
+		for (i = 0; i < n && !found; i++)
+			found = groups[i] == gid;
+	}
+	free(groups);
+	return found;
+}
+
+/*
+ * Does a user who is not root share root's state (SPEC section 10)?  Yes
+ * when /var/lib/cbexec exists, its group is cbexec, and the user is in
+ * that group.  The name is looked up only for a user in the directory's
+ * group, so other users pay two system calls.
+ */
+static int
+state_shared(void)
+{
+	struct stat	st;
+
+	return stat(STATE_SYSTEM_DIR, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    st.st_gid != 0 && state_in_group(st.st_gid) &&
+	    state_group() == (long long)st.st_gid;
+}
+
+/*
+ * Can the state at path be made?  The nearest directory above it that
+ * exists must be one we may write and search (a service account's home
+ * may be /nonexistent, or /var/www owned by root).
+ */
+static int
+state_usable(const char *path)
+{
+	struct stat	 st;
+	char		*dir, *p;
+	int		 ok = 0;
+
+	dir = xstrdup(path);
+	while ((p = strrchr(dir, '/')) != NULL && p != dir) {
+		*p = '\0';
+		if (stat(dir, &st) == 0) {
+			ok = S_ISDIR(st.st_mode) && faccessat(AT_FDCWD, dir,
+			    W_OK | X_OK, AT_EACCESS) == 0;
+			break;
+		}
+		if (errno != ENOENT && errno != ENOTDIR)
+			break;
+	}
+	free(dir);
+	return ok;
+}
+
+/* $XDG_STATE_HOME if set and absolute, else HOME/.local/state. */
+static char *
+state_home(void)
+{
+	const char	*xdg, *home;
+	struct passwd	*pw;
+	char		*s;
+
+	xdg = getenv("XDG_STATE_HOME");
+	if (xdg != NULL && xdg[0] == '/') {
+		xasprintf(&s, "%s/cbexec/state.mdb", xdg);
+		return s;
+	}
+	home = getenv("HOME");
+	if (home == NULL || home[0] != '/') {
+		if ((pw = getpwuid(getuid())) == NULL ||
+		    pw->pw_dir == NULL || pw->pw_dir[0] != '/')
+			return NULL;
+		home = pw->pw_dir;
+	}
+	xasprintf(&s, "%s/.local/state/cbexec/state.mdb", home);
+	return s;
+}
+
+/*
+ * The state of a user with no usable home: /var/tmp/cbexec-UID, made 0700
+ * and checked as tmux checks /tmp/tmux-UID (a directory, not a symlink,
+ * ours, and nobody else's to read or write), so that another user cannot
+ * have made it first and hold our breakers.  Returns NULL with err filled
+ * when it cannot be used.
+ */
+static char *
+state_fallback(struct cb_err *err)
+{
+	struct stat	 st;
+	uid_t		 uid = geteuid();
+	char		*dir, *s = NULL;
+
+	xasprintf(&dir, "/var/tmp/cbexec-%u", (unsigned)uid);
+	if (mkdir(dir, 0700) == -1 && errno != EEXIST)
+		err_set(err, "cannot create directory '%s': %s", dir,
+		    strerror(errno));
+	else if (lstat(dir, &st) == -1)
+		err_set(err, "cannot use directory '%s': %s", dir,
+		    strerror(errno));
+	else if (!S_ISDIR(st.st_mode) || st.st_uid != uid ||
+	    (st.st_mode & 077) != 0)
+		err_set(err, "cannot use directory '%s': not a directory of "
+		    "uid %u's alone (mode 0700)", dir, (unsigned)uid);
+	else
+		xasprintf(&s, "%s/state.mdb", dir);
+	free(dir);
+	return s;
+}
+
+/*
+ * The state path by the rules of SPEC sections 5 and 10; with local_only,
+ * the first candidate that is not a Redis URL (the fallback's LMDB file).
+ * A config that cannot be used names no state.  Returns the path in new
+ * memory, or NULL with err filled.
+ */
+static char *
+state_resolve(struct cb_ctx *ctx, int local_only, struct cb_err *err)
+{
+	const char	*c[3];
+	char		*s;
+	int		 i;
+
+	c[0] = ctx->state_path;
+	c[1] = getenv("CBEXEC_STATE");
+	c[2] = ctx_config_load(ctx, NULL) == 0 ? ctx->cfg.state : NULL;
+	for (i = 0; i < 3; i++) {
+		/* An empty -s is kept, to be refused as a path. */
+		if (c[i] == NULL || (i > 0 && c[i][0] == '\0') ||
+		    (local_only && store_is_redis(c[i])))
+			continue;
+		return xstrdup(c[i]);
+	}
+	if (geteuid() == 0 || state_shared())
+		return xstrdup(STATE_SYSTEM);
+	if ((s = state_home()) != NULL && state_usable(s))
+		return s;
+	free(s);
+	return state_fallback(err);
+}
+
+int
+ctx_state(struct cb_ctx *ctx, struct cb_err *err)
+{
+	if (!ctx->state_done) {
+		ctx->state_done = 1;
+		ctx->state = state_resolve(ctx, 0, &ctx->state_err);
+		ctx->state_redis = ctx->state != NULL &&
+		    store_is_redis(ctx->state);
+	}
+	if (ctx->state != NULL)
+		return 0;
+	if (err != NULL)
+		*err = ctx->state_err;
+	return -1;
+}
+
+const char *
+cmd_state_path(struct cb_ctx *ctx)
+{
+	(void)cmd_config(ctx);
+	if (ctx_state(ctx, NULL) == 0)
+		return ctx->state;
+	if (!ctx->state_reported)
+		cmd_warnx("%s", ctx->state_err.msg);
+	ctx->state_reported = 1;
+	return NULL;
+}
+
+/*
+ * Eviction's view of a record (store.h): what breaker_removable keeps is
+ * pinned (open, half-open, a live run slot: its lease decides, as no
+ * holder is looked up here), and the least recently used goes first.
+ */
+static int
+rank_record(const uint8_t *data, size_t len, struct store_rank *rk)
+{
+	static struct cb_record	 r;	/* large: off the stack */
+	struct cb_env		 env;
+	struct cb_err		 e;
+
+	if (record_decode(data, len, &r, &e) != RECORD_OK)
+		return -1;
+	memset(&env, 0, sizeof env);
+	env.now_ms = clock_wall_ms();
+	rk->pinned = !breaker_removable(&r, &env);
+	rk->last_used_ms = breaker_last_used(&r);
+	return 0;
+}
+
+/*
+ * Mode of new state files: state_mode if the config sets it, else 0660 in
+ * a directory of the group cbexec (so that root and the group's members
+ * share it), else 0600.  It matters only when a file is made, so the
+ * group is looked up only then (and not for a directory of group root).
+ */
+static mode_t
+state_mode(struct cb_ctx *ctx, const char *path)
+{
+	struct stat	 st;
+	char		*dir, *lock;
+	mode_t		 mode = ctx->cfg.state_mode;
+	int		 made;
+
+	if (ctx->cfg.state_mode_set)
+		return mode;
+	xasprintf(&lock, "%s-lock", path);
+	made = lstat(path, &st) == 0 && lstat(lock, &st) == 0;
+	free(lock);
+	if (made)
+		return mode;
+	dir = xdirname(path);
+	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_gid != 0 &&
+	    state_group() == (long long)st.st_gid)
+		mode = 0660;
+	free(dir);
+	return mode;
+}
+
+static struct store *
+ctx_open_lmdb(struct cb_ctx *ctx, const char *path, int readonly,
+    struct cb_err *err)
+{
+	struct store_opts	 opts;
+
+	memset(&opts, 0, sizeof opts);
+	opts.path = path;
+	opts.mode = state_mode(ctx, path);
+	switch (ctx->cfg.sync) {
+	case SYNC_META:
+		opts.sync = STORE_SYNC_META;
+		break;
+	case SYNC_NONE:
+		opts.sync = STORE_SYNC_NONE;
+		break;
+	default:
+		opts.sync = STORE_SYNC_FULL;
+		break;
+	}
+	opts.readonly = readonly;
+	opts.max_records = (uint64_t)ctx->cfg.max_breakers;
+	opts.rank = rank_record;
+	return store_lmdb_open(&opts, err);
+}
+
+static struct store *
+ctx_open_redis(struct cb_ctx *ctx, const char *url, struct cb_err *err)
+{
+	struct store_redis_opts	 ropts;
+
+	memset(&ropts, 0, sizeof ropts);
+	ropts.url = url;
+	ropts.prefix = ctx->cfg.redis_prefix != NULL ?
+	    ctx->cfg.redis_prefix : "cbexec:";
+	ropts.timeout_ms = ctx->cfg.store_timeout_ms;
+	ropts.password = getenv("CBEXEC_REDIS_PASSWORD");
+	if (ropts.password != NULL && ropts.password[0] == '\0')
+		ropts.password = NULL;
+	ropts.max_records = (uint64_t)ctx->cfg.max_breakers;
+	ropts.rank = rank_record;
+	return store_redis_open(&ropts, err);
+}
+
+struct store *
+cmd_store(struct cb_ctx *ctx, int readonly, struct cb_err *err)
+{
+	if (ctx->store != NULL)
+		return ctx->store;
+	if (ctx_config_load(ctx, err) == -1 || ctx_state(ctx, err) == -1)
+		return NULL;
+	if (ctx->state_redis)
+		ctx->store = ctx_open_redis(ctx, ctx->state, err);
+	else
+		ctx->store = ctx_open_lmdb(ctx, ctx->state, readonly, err);
+	return ctx->store;
+}
+
+struct store *
+cmd_store_local(struct cb_ctx *ctx, struct cb_err *err)
+{
+	char	*path;
+
+	if (ctx_config_load(ctx, err) == -1 ||
+	    (path = state_resolve(ctx, 1, err)) == NULL)
+		return NULL;
+	store_close(ctx->store);
+	ctx->store = NULL;
+	free(ctx->state);
+	ctx->state = path;
+	ctx->state_redis = 0;
+	ctx->store = ctx_open_lmdb(ctx, path, 0, err);
+	return ctx->store;
+}
+
+int
+cmd_policy(struct cb_ctx *ctx, const char *name, struct policy_builder *b)
+{
+	struct cb_err	err;
+
+	if (cmd_config(ctx) == -1)
+		return -1;
+	if (config_policy(&ctx->cfg, name, b, &err) == -1) {
+		cmd_warnx("%s", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+const uint8_t *
+cmd_boot_id(struct cb_ctx *ctx)
+{
+	if (!ctx->have_boot_id) {
+		clock_boot_id(ctx->boot_id);
+		ctx->have_boot_id = 1;
+	}
+	return ctx->boot_id;
+}
+
+void
+cmd_env(struct cb_ctx *ctx, struct cb_env *env)
+{
+	memset(env, 0, sizeof *env);
+	env->now_ms = clock_wall_ms();
+	/* 53 random bits: a uniform double in [0, 1). */
+	env->jitter_u = (double)(clock_random() >> 11) / 9007199254740992.0;
+	env->rand64 = clock_random();
+	env->alive = call_holder_alive;
+	env->alive_ctx = ctx;
+}
+
+void
+ctx_free(struct cb_ctx *ctx)
+{
+	store_close(ctx->store);
+	ctx->store = NULL;
+	if (ctx->cfg_loaded)
+		config_free(&ctx->cfg);
+	if (ctx->cfg_failed)
+		config_msgs_free(&ctx->cfg_msgs);
+	free(ctx->state);
+	ctx->state = NULL;
+}

@@ -1,0 +1,189 @@
+/*
+ * hook.c: what a breaker's transitions set off (SPEC section 5): a log
+ * line (syslog, or stderr where nothing listens on /dev/log) and the
+ * on_transition hook, run in the background under a supervisor that
+ * finishes every hook before cbexec exits.
+ */
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <paths.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "breaker.h"
+#include "cmd.h"
+#include "record.h"
+#include "spawn.h"
+
+#define HOOK_TIMEOUT_MS	5000
+#define HOOK_MAX	8
+
+/*
+ * Hooks started and not yet finished.  They run alongside whatever cbexec
+ * does next (the wrapped command, for a transition made at admission) and
+ * are finished, each no later than five seconds after its start, by
+ * cmd_hooks_wait() before cbexec exits.  So a hook never delays the start
+ * of the command, and delays cbexec's exit by at most five seconds after
+ * the last transition.  Hooks start in the order of the transitions; two of
+ * one invocation may overlap, and CBEXEC_EPOCH tells their order.
+ */
+static struct spawn_job	hooks[HOOK_MAX];
+static int		nhooks;
+
+static void
+hook_report(struct cb_ctx *ctx, const struct spawn_job *job,
+    const struct spawn_result *res)
+{
+	if (ctx->quiet)
+		return;
+	if (res->exec_failed)
+		cmd_warnx("warning: on_transition: cannot run '%s': %s",
+		    job->argv0, strerror(res->exec_errno));
+	else if (res->timed_out)
+		cmd_warnx("warning: on_transition: '%s' killed after %ds",
+		    job->argv0, HOOK_TIMEOUT_MS / 1000);
+}
+
+static void
+hook_finish(struct cb_ctx *ctx, struct spawn_job *job)
+{
+	struct spawn_job	copy = *job;
+	struct spawn_result	res;
+
+	spawn_finish(job, &res);
+	hook_report(ctx, &copy, &res);
+}
+
+void
+cmd_hooks_wait(struct cb_ctx *ctx)
+{
+	int	i;
+
+	for (i = 0; i < nhooks; i++)
+		hook_finish(ctx, &hooks[i]);
+	nhooks = 0;
+}
+
+/*
+ * Start the on_transition hook for t: argv without a shell, the CBEXEC_*
+ * variables but never CBEXEC_REDIS_PASSWORD, no descriptor above 2, stdin
+ * from /dev/null, its output on our stderr, its own process group, killed
+ * with that group five seconds after it started.  Its result changes
+ * nothing; only a hook that could not run or had to be killed is
+ * reported.
+ */
+static void
+run_hook(struct cb_ctx *ctx, const char *name, const struct cb_transition *t)
+{
+	struct spawn_opts	 so;
+	struct cb_err		 err;
+	char			*env[6];
+	int			 i;
+
+	if (nhooks == HOOK_MAX) {
+		hook_finish(ctx, &hooks[0]);
+		memmove(&hooks[0], &hooks[1], (HOOK_MAX - 1) * sizeof hooks[0]);
+		nhooks--;
+	}
+	xasprintf(&env[0], "CBEXEC_NAME=%s", name);
+	xasprintf(&env[1], "CBEXEC_FROM=%s", record_state_name(t->from));
+	xasprintf(&env[2], "CBEXEC_TO=%s", record_state_name(t->to));
+	xasprintf(&env[3], "CBEXEC_REASON=%s", t->reason);
+	xasprintf(&env[4], "CBEXEC_EPOCH=%llu", (unsigned long long)t->epoch);
+	env[5] = NULL;
+	memset(&so, 0, sizeof so);
+	so.argv = ctx->cfg.on_transition;
+	so.timeout_ms = HOOK_TIMEOUT_MS;
+	so.env = env;
+	so.stdin_null = 1;
+	so.stdout_to_stderr = 1;
+	so.helper = 1;
+	so.mask = ctx->have_mask ? &ctx->mask : NULL;
+	if (spawn_start(&so, &hooks[nhooks], &err) == -1)
+		cmd_warnx("warning: on_transition: %s", err.msg);
+	else
+		nhooks++;
+	/* The child has its own copy. */
+	for (i = 0; i < 5; i++)
+		free(env[i]);
+}
+
+/*
+ * Can syslog(3) deliver?  glibc drops messages silently when /dev/log is
+ * missing or nobody listens on it (a container), so connect to it once per
+ * run, as syslog(3) would, and say so when it cannot.
+ */
+static int
+syslog_usable(struct cb_ctx *ctx)
+{
+	static int		 usable = -1;
+	struct sockaddr_un	 sun;
+	int			 fd, e = 0;
+
+	if (usable != -1)
+		return usable;
+	memset(&sun, 0, sizeof sun);
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof sun.sun_path, "%s", _PATH_LOG);
+	usable = 0;
+	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1)
+		e = errno;
+	else {
+		if (connect(fd, (struct sockaddr *)&sun, sizeof sun) == 0)
+			usable = 1;
+		else
+			e = errno;
+		(void)close(fd);
+	}
+	/* glibc tries a stream socket when the datagram one is refused. */
+	if (!usable && e == EPROTOTYPE &&
+	    (fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) != -1) {
+		if (connect(fd, (struct sockaddr *)&sun, sizeof sun) == 0)
+			usable = 1;
+		else
+			e = errno;
+		(void)close(fd);
+	}
+	if (!usable && !ctx->quiet)
+		cmd_warnx("warning: cannot log to syslog (%s: %s); "
+		    "transitions go to stderr", _PATH_LOG, strerror(e));
+	return usable;
+}
+
+void
+cmd_transitions(struct cb_ctx *ctx, const char *name,
+    const struct cb_effects *fx)
+{
+	const struct cb_transition	*t;
+	int				 i;
+	enum cb_log			 log;
+
+	log = ctx->cfg_loaded ? ctx->cfg.log : CB_LOG_SYSLOG;
+	/* -q asked for no chatter on stderr: it gets none from a fallback. */
+	if (log == CB_LOG_SYSLOG && fx->ntrans > 0 && !syslog_usable(ctx))
+		log = ctx->quiet ? CB_LOG_NONE : CB_LOG_STDERR;
+	for (i = 0; i < fx->ntrans; i++) {
+		t = &fx->trans[i];
+		if (log == CB_LOG_SYSLOG) {
+			openlog("cbexec", LOG_PID, LOG_USER);
+			syslog(t->to == STATE_OPEN ? LOG_WARNING : LOG_NOTICE,
+			    "%s: %s -> %s (%s)", name,
+			    record_state_name(t->from),
+			    record_state_name(t->to), t->reason);
+		}
+		if (log == CB_LOG_STDERR || ctx->verbose)
+			cmd_warnx("%s: %s -> %s (%s)", name,
+			    record_state_name(t->from),
+			    record_state_name(t->to), t->reason);
+		if (ctx->cfg_loaded && ctx->cfg.on_transition != NULL)
+			run_hook(ctx, name, t);
+	}
+	if (log == CB_LOG_SYSLOG && fx->ntrans > 0)
+		closelog();
+}

@@ -1,0 +1,110 @@
+#!/usr/bin/env bats
+# 66-check: a green `make check` means that the tests ran.  The summary
+# logic (tests/check-summary.sh) keeps each pass's exit status, holds bats
+# to its 1..N plan and to "Executed N instead of expected M", and takes
+# the unit binary's own counts; the Makefile runs every pass through it.
+
+load helper
+
+SUMMARY=$BATS_TEST_DIRNAME/check-summary.sh
+
+# fake NAME SCRIPT: an executable $T/bin/NAME that runs SCRIPT (sh).
+fake() {
+	mkdir -p "$T/bin"
+	printf '#!/bin/sh\n%s\n' "$2" >"$T/bin/$1"
+	chmod +x "$T/bin/$1"
+}
+
+@test "a bats that plans 442 tests and exits 1 fails check, whatever else passed" {
+	fake bats 'echo 1..442; exit 1'
+	PATH=$T/bin:$PATH run -0 "$SUMMARY" bats "bats (build)" "$T/counts" bats --tap tests
+	assert_output "1..442
+check: bats (build): 0 of 442 planned tests ran"
+	# fuzz-smoke and memcheck passed: 21 passes.
+	echo "5 0" >>"$T/counts"
+	echo "16 0" >>"$T/counts"
+	run -1 "$SUMMARY" total "$T/counts"
+	assert_output "check: 21 passed, 1 failed, 0 skipped"
+}
+
+@test "fewer results than the plan fail the pass, even with exit 0" {
+	fake bats 'printf "1..3\nok 1 a\nok 2 b\n"'
+	PATH=$T/bin:$PATH run -0 --separate-stderr "$SUMMARY" bats b "$T/counts" bats
+	assert_equal "$stderr" "check: b: 2 of 3 planned tests ran"
+	run -0 cat "$T/counts"
+	assert_output "2 1 0 b"
+	run -1 "$SUMMARY" total "$T/counts"
+}
+
+@test "bats' 'Executed N instead of expected M' fails the pass" {
+	fake bats 'printf "1..2\nok 1 a\nnot ok 2 b # skip\n# bats warning: Executed 2 instead of expected 3 tests\n"'
+	PATH=$T/bin:$PATH run -0 --separate-stderr "$SUMMARY" bats b "$T/counts" bats
+	assert_equal "$stderr" "check: b: bats warning: Executed 2 instead of expected 3 tests"
+	run -1 "$SUMMARY" total "$T/counts"
+	assert_output "check: 1 passed, 2 failed, 0 skipped"
+}
+
+@test "no plan line, or a non-zero exit with no failed test, fails the pass" {
+	fake bats 'echo "ok 1 a"'
+	PATH=$T/bin:$PATH run -0 --separate-stderr "$SUMMARY" bats b "$T/counts" bats
+	assert_equal "$stderr" "check: b: no 1..N plan line"
+	fake bats 'printf "1..1\nok 1 a\n"; exit 3'
+	PATH=$T/bin:$PATH run -0 --separate-stderr "$SUMMARY" bats c "$T/counts" bats
+	assert_equal "$stderr" "check: c: exited 3 with no failed test"
+	run -0 cat "$T/counts"
+	assert_output $'1 1 0 b\n1 1 0 c'
+	run -1 "$SUMMARY" total "$T/counts"
+}
+
+@test "a complete run passes, skips counted apart, its TAP echoed" {
+	fake bats 'printf "1..3\nok 1 a\nok 2 b # skip no redis\nnot ok 3 c\n"; exit 1'
+	PATH=$T/bin:$PATH run -0 "$SUMMARY" bats b "$T/counts" bats
+	assert_line "not ok 3 c"
+	fake bats 'printf "1..2\nok 1 a\nok 2 b # skip (why)\n"'
+	: >"$T/counts"
+	PATH=$T/bin:$PATH run -0 --separate-stderr "$SUMMARY" bats b "$T/counts" bats
+	assert_equal "$stderr" ""
+	run -0 "$SUMMARY" total "$T/counts"
+	assert_output "check: 1 passed, 0 failed, 1 skipped"
+}
+
+@test "the unit binary's counts go into the summary, and its exit status must agree" {
+	fake unit 'echo "unit: 1503 passed, 0 failed"'
+	run -0 "$SUMMARY" unit "unit (build)" "$T/counts" "$T/bin/unit"
+	fake unit 'echo "unit: 7 passed, 2 failed"; exit 1'
+	run -0 "$SUMMARY" unit u2 "$T/counts" "$T/bin/unit"
+	fake unit 'echo "unit: 7 passed, 0 failed"; exit 1'
+	run -0 --separate-stderr "$SUMMARY" unit u3 "$T/counts" "$T/bin/unit"
+	assert_equal "$stderr" "check: u3: exited 1 with no failed test"
+	fake unit 'echo crashed; exit 134'
+	run -0 --separate-stderr "$SUMMARY" unit u4 "$T/counts" "$T/bin/unit"
+	assert_equal "$stderr" "check: u4: no 'unit: N passed, M failed' line"
+	run -0 cat "$T/counts"
+	assert_output $'1503 0 0 unit (build)\n7 2 0 u2\n7 1 0 u3\n0 1 0 u4'
+	run -1 "$SUMMARY" total "$T/counts"
+	assert_output "check: 1517 passed, 4 failed, 0 skipped"
+}
+
+@test "nothing passed, or a garbled counts line, fails the total" {
+	echo "0 0 0 x" >"$T/counts"
+	run -1 "$SUMMARY" total "$T/counts"
+	assert_output "check: 0 passed, 0 failed, 0 skipped"
+	printf '3 0 0 a\ngarbage\n' >"$T/counts"
+	run -1 --separate-stderr "$SUMMARY" total "$T/counts"
+	assert_equal "$stderr" "check: bad counts line 2: garbage"
+}
+
+@test "make check runs each pass through the summary, and lint once" {
+	local root=$BATS_TEST_DIRNAME/..
+	# In a copy: make -n still rewrites build/.flags.
+	mkdir "$T/src"
+	(cd "$root" && git ls-files -z -co --exclude-standard |
+	    xargs -0 cp --parents -t "$T/src")
+	run -0 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u WERROR -u SANITIZE \
+	    make -C "$T/src" -n --no-print-directory check SANITIZE=1
+	[ "$(grep -c 'mandoc -T lint' <<<"$output")" -eq 1 ]
+	[ "$(grep -c 'check-summary.sh bats' <<<"$output")" -eq 2 ]
+	[ "$(grep -c 'check-summary.sh unit' <<<"$output")" -eq 2 ]
+	[ "$(grep -c 'check-summary.sh total' <<<"$output")" -eq 1 ]
+	run -1 grep -n '|| true' <(sed -n '/^check-one:/,/^$/p' "$T/src/Makefile")
+}

@@ -1,0 +1,115 @@
+#!/bin/bash
+# check-summary.sh: the bookkeeping of `make check`, so that a green check
+# means that the tests ran.  Each pass appends one line "PASSED FAILED
+# SKIPPED NAME" to a counts file; `total` sums them and fails unless
+# something passed and nothing failed.
+#
+#   check-summary.sh bats NAME COUNTS CMD...   run CMD (bats --tap ...),
+#	echoing its TAP; the pass fails when CMD exits non-zero, when the
+#	results are fewer than the 1..N plan (or there is no plan), or when
+#	bats says "Executed N instead of expected M".
+#   check-summary.sh unit NAME COUNTS CMD...   run the unit binary; its
+#	"unit: N passed, M failed" line gives the counts, and its exit
+#	status must agree.
+#   check-summary.sh total COUNTS              the closing line.
+#
+# Every failure of a pass's own bookkeeping is counted as one failed test
+# and named on stderr, so that it shows in the closing line.
+set -u
+
+die() {
+	echo "check-summary: $*" >&2
+	exit 2
+}
+
+# bats NAME COUNTS CMD...
+pass_bats() {
+	local name=$1 counts=$2 tap rc
+	shift 2
+	tap=$(mktemp) || die "mktemp failed"
+	"$@" | tee "$tap"
+	rc=${PIPESTATUS[0]}
+	awk -v name="$name" -v rc="$rc" '
+		/^1\.\.[0-9]+/ && !planned { plan = substr($1, 4) + 0; planned = 1 }
+		/^ok .* # skip/ { s++; next }
+		/^ok / { p++; next }
+		/^not ok / { f++; next }
+		/Executed [0-9]+ instead of expected [0-9]+/ {
+			short = $0; sub(/^# */, "", short)
+		}
+		END {
+			ran = p + f + s
+			if (!planned) {
+				printf "check: %s: no 1..N plan line\n", name > "/dev/stderr"
+				f++
+			} else if (ran < plan) {
+				printf "check: %s: %d of %d planned tests ran\n", name, ran, plan > "/dev/stderr"
+				f++
+			}
+			if (short != "") {
+				printf "check: %s: %s\n", name, short > "/dev/stderr"
+				f++
+			}
+			if (rc != 0 && f == 0) {
+				printf "check: %s: exited %d with no failed test\n", name, rc > "/dev/stderr"
+				f++
+			}
+			printf "%d %d %d %s\n", p, f, s, name
+		}' "$tap" >>"$counts"
+	rm -f "$tap"
+	return 0
+}
+
+# unit NAME COUNTS CMD...
+pass_unit() {
+	local name=$1 counts=$2 out rc line p f
+	shift 2
+	out=$(mktemp) || die "mktemp failed"
+	"$@" | tee "$out"
+	rc=${PIPESTATUS[0]}
+	line=$(grep -E '^unit: [0-9]+ passed, [0-9]+ failed$' "$out" | tail -1)
+	rm -f "$out"
+	if [ -z "$line" ]; then
+		echo "check: $name: no 'unit: N passed, M failed' line" >&2
+		p=0 f=1
+	else
+		read -r _ p _ f _ <<<"$line"
+		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+			echo "check: $name: exited $rc with no failed test" >&2
+			f=1
+		fi
+	fi
+	echo "$p $f 0 $name" >>"$counts"
+}
+
+# total COUNTS
+total() {
+	[ -r "$1" ] || die "cannot read '$1'"
+	awk '
+		NF < 2 || $1 !~ /^[0-9]+$/ || $2 !~ /^[0-9]+$/ {
+			printf "check: bad counts line %d: %s\n", NR, $0 > "/dev/stderr"
+			f++; next
+		}
+		{ p += $1; f += $2; s += $3 }
+		END {
+			printf "check: %d passed, %d failed, %d skipped\n", p, f, s
+			exit !(p > 0 && f == 0)
+		}' "$1"
+}
+
+[ $# -ge 1 ] || die "usage: check-summary.sh bats|unit NAME COUNTS CMD... | total COUNTS"
+cmd=$1
+shift
+case $cmd in
+bats | unit)
+	[ $# -ge 3 ] || die "usage: check-summary.sh $cmd NAME COUNTS CMD..."
+	"pass_$cmd" "$@"
+	;;
+total)
+	[ $# -eq 1 ] || die "usage: check-summary.sh total COUNTS"
+	total "$1"
+	;;
+*)
+	die "unknown command '$cmd'"
+	;;
+esac

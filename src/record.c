@@ -28,7 +28,8 @@
  *
  * where SLOT is u64 token i64 lease_until i32 pid u64 start_time 16 bytes
  * boot_id, and since version 3 also i64 lease_length i64 since u8 len, len
- * bytes of host.
+ * bytes of host.  The version 3 flags (manual, timed_out, policy.set) are
+ * 0 or 1, so that a record has one spelling.
  *
  * Version 1 records end after the failure times and decode with empty
  * histories; versions 1 and 2 decode with the version 3 fields 0, slots of
@@ -355,6 +356,7 @@ struct reader {
 	size_t		 left;
 	int		 short_read;
 	unsigned	 version;
+	int		 bad_flag;	/* a flag byte other than 0 or 1 */
 };
 
 static const uint8_t *
@@ -418,6 +420,17 @@ take_f64(struct reader *rd)
 
 	memcpy(&d, &u, sizeof d);
 	return d;
+}
+
+/* A flag: 0 or 1, so that a record has one spelling. */
+static uint8_t
+take_flag(struct reader *rd)
+{
+	uint8_t	v = take_u8(rd);
+
+	if (v > 1)
+		rd->bad_flag = 1;
+	return v;
 }
 
 /* A u8 length, then that many bytes of text. */
@@ -570,7 +583,7 @@ decode_head(struct reader *rd, struct cb_record *r)
 	size_t	i;
 
 	state = take_u8(rd);
-	manual = take_u8(rd);
+	manual = rd->version >= 3 ? take_flag(rd) : take_u8(rd);
 	r->manual = rd->version >= 3 && manual != 0;
 	r->epoch = take_u64(rd);
 	r->created_at_ms = take_i64(rd);
@@ -653,7 +666,7 @@ decode_windows(struct reader *rd, struct cb_record *r, struct cb_err *err)
 static void
 decode_snapshot(struct reader *rd, struct cb_snapshot *s)
 {
-	s->set = take_u8(rd) != 0;
+	s->set = take_flag(rd);
 	s->trip_policy = take_u8(rd);
 	s->preset = (int16_t)take_u16(rd);
 	s->trip_failures = take_u32(rd);
@@ -680,7 +693,7 @@ decode_v3(struct reader *rd, struct cb_record *r, struct cb_err *err)
 	f->at_ms = take_i64(rd);
 	f->exit_code = (int32_t)take_u32(rd);
 	f->signal = (int32_t)take_u32(rd);
-	f->timed_out = take_u8(rd) != 0;
+	f->timed_out = take_flag(rd);
 	f->duration_ms = take_i64(rd);
 	decode_snapshot(rd, &r->policy);
 	return decode_slots(rd, r->running, &r->nrunning, RECORD_MAX_RUNNING,
@@ -765,7 +778,7 @@ enum record_error
 record_decode(const uint8_t *data, size_t len, struct cb_record *r,
     struct cb_err *err)
 {
-	struct reader		rd = { data, len, 0, 0 };
+	struct reader		rd = { data, len, 0, 0, 0 };
 	enum record_error	e;
 	uint8_t			state;
 
@@ -786,6 +799,10 @@ record_decode(const uint8_t *data, size_t len, struct cb_record *r,
 	if (rd.short_read) {
 		err_set(err, "record truncated: %zu bytes", len);
 		return RECORD_ETRUNC;
+	}
+	if (rd.bad_flag) {
+		err_set(err, "record has a flag other than 0 or 1");
+		return RECORD_EVALUE;
 	}
 	if ((e = decode_check(r, state, err)) != RECORD_OK)
 		return e;

@@ -108,8 +108,9 @@ endif
 # The pure core: links without -llmdb or -lconfig (the unit tests prove it).
 PURE	= util policy record breaker classify name
 IO	= clock config store-lmdb store-redis spawn cmd cmd-admin cmd-run \
-	  cmd-check cmd-status cmd-reset cmd-trip cmd-forget cmd-gc cmd-help \
-	  cmd-acquire cmd-release cmd-config cbexec
+	  cmd-check status status-text status-json status-prom out cmd-reset \
+	  cmd-trip cmd-forget cmd-gc cmd-help cmd-acquire cmd-release \
+	  cmd-config cbexec
 OBJS	= $(PURE:%=$(B)/%.o) $(IO:%=$(B)/%.o)
 PUREOBJS = $(PURE:%=$(B)/%.o)
 
@@ -125,7 +126,9 @@ cbexec: $(B)/cbexec
 $(B)/cbexec: $(OBJS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
 
-UNITOBJS = $(B)/unit.o $(B)/unit-core.o $(B)/unit-policy.o
+# out.o (status's writers) needs libc alone, so it is tested here too.
+UNITOBJS = $(B)/unit.o $(B)/unit-core.o $(B)/unit-policy.o \
+	   $(B)/unit-out.o $(B)/out.o
 
 $(B)/unit: $(UNITOBJS) $(PUREOBJS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(UNITOBJS) $(PUREOBJS) -lm

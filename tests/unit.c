@@ -17,6 +17,7 @@ main(void)
 	test_record();
 	test_breaker();
 	test_classify();
+	test_out();
 	printf("unit: %d passed, %d failed\n", unit_passed, unit_failed);
 	return unit_failed == 0 && unit_passed > 0 ? 0 : 1;
 }

@@ -48,5 +48,6 @@ void	test_policy(void);
 void	test_record(void);
 void	test_breaker(void);
 void	test_classify(void);
+void	test_out(void);
 
 #endif

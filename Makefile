@@ -108,8 +108,8 @@ endif
 # The pure core: links without -llmdb or -lconfig (the unit tests prove it).
 PURE	= util policy record breaker classify name token
 IO	= clock config store-lmdb store-redis spawn cmd ctx call hook \
-	  cmd-admin cmd-run \
-	  cmd-check cmd-status cmd-reset cmd-trip cmd-forget cmd-gc cmd-help \
+	  cmd-admin cmd-run cmd-check status status-text status-json \
+	  status-prom out cmd-reset cmd-trip cmd-forget cmd-gc cmd-help \
 	  cmd-acquire cmd-release cmd-config cbexec
 # The Redis store's URL parser (pure) and deadline-bound name lookup.
 PURE	+= redis-url
@@ -132,6 +132,8 @@ $(B)/cbexec: $(OBJS)
 UNITOBJS = $(B)/unit.o $(B)/unit-record.o $(B)/unit-breaker.o \
 	$(B)/unit-classify.o $(B)/unit-policy.o $(B)/unit-token.o
 UNITOBJS += $(B)/unit-redis-url.o
+# out.o (status's writers) needs libc alone, so it is tested here too.
+UNITOBJS += $(B)/unit-out.o $(B)/out.o
 
 $(B)/unit: $(UNITOBJS) $(PUREOBJS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(UNITOBJS) $(PUREOBJS) -lm

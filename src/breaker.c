@@ -874,3 +874,71 @@ breaker_progress(const struct cb_record *r, const struct cb_policy *p,
 		break;
 	}
 }
+
+/* What `status` shows of a record (breaker.h). */
+
+enum cb_mark
+breaker_mark(uint8_t m)
+{
+	m &= RECORD_MARK_OUTCOME | RECORD_MARK_TIMEOUT;
+	switch (m & RECORD_MARK_OUTCOME) {
+	case OUTCOME_REJECTED:
+		return MARK_REJECTED;
+	case OUTCOME_INTERRUPTED:
+	case OUTCOME_STALE:
+		return MARK_OTHER;
+	default:
+		break;
+	}
+	if (m & RECORD_MARK_TIMEOUT)
+		return MARK_TIMEOUT;
+	switch (m) {
+	case OUTCOME_SUCCESS:
+		return MARK_SUCCESS;
+	case OUTCOME_FAILURE:
+		return MARK_FAILURE;
+	default:
+		return MARK_OTHER;
+	}
+}
+
+const char *
+breaker_mark_name(uint8_t m)
+{
+	if (breaker_mark(m) == MARK_TIMEOUT)
+		return "timeout";
+	return breaker_outcome_name((enum cb_outcome)(m &
+	    RECORD_MARK_OUTCOME));
+}
+
+int
+breaker_window_bit(const struct cb_record *r, unsigned i)
+{
+	return window_bit(r, i);
+}
+
+unsigned
+breaker_window_failures(const struct cb_record *r)
+{
+	return window_failures(r);
+}
+
+int
+breaker_never_changed(const struct cb_record *r)
+{
+	return r->transitions[STATE_CLOSED] + r->transitions[STATE_OPEN] +
+	    r->transitions[STATE_HALF_OPEN] == 0;
+}
+
+const char *
+breaker_trip_policy_name(enum cb_trip_policy t)
+{
+	switch (t) {
+	case TRIP_RATE:
+		return "rate";
+	case TRIP_TIME:
+		return "time";
+	default:
+		return "consecutive";
+	}
+}

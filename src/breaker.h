@@ -212,4 +212,34 @@ void	breaker_progress(const struct cb_record *, const struct cb_policy *,
 
 const char	*breaker_outcome_name(enum cb_outcome);	/* "interrupted" */
 
+/*
+ * What `status` shows of a record, asked here so that the output formats
+ * do not decode its bits themselves.
+ */
+
+/* A stored run mark as the runs strip shows it.  A timeout shows as such
+ * unless the run was interrupted or stale, which is what mattered. */
+enum cb_mark {
+	MARK_SUCCESS,
+	MARK_FAILURE,
+	MARK_TIMEOUT,
+	MARK_OTHER,		/* ignored, interrupted, stale */
+	MARK_REJECTED,
+	MARK_COUNT
+};
+
+enum cb_mark	 breaker_mark(uint8_t stored);
+/* The outcome's name, or "timeout". */
+const char	*breaker_mark_name(uint8_t stored);
+
+/* The rate window, oldest first: bit i (1: failure) and the failures. */
+int		 breaker_window_bit(const struct cb_record *, unsigned i);
+unsigned	 breaker_window_failures(const struct cb_record *);
+
+/* 1 when r never made a transition (its state is the one it was created
+ * with). */
+int		 breaker_never_changed(const struct cb_record *);
+
+const char	*breaker_trip_policy_name(enum cb_trip_policy);	/* "rate" */
+
 #endif

@@ -152,9 +152,7 @@ main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (e->exec_argv != NULL)
-		status = e->exec_argv(&ctx, argc - optind, argv + optind);
-	else if ((r = cmd_parse(e, argc - optind, argv + optind, &args)) != 0)
+	if ((r = cmd_parse(e, argc - optind, argv + optind, &args)) != 0)
 		status = r == 1 ? EXIT_OK : cmd_usage_status(e);
 	else
 		status = args.entry->exec(&ctx, &args);

@@ -234,6 +234,5 @@ const struct cmd_entry cmd_acquire_entry = {
 	{ acquire_grammar, 1, 1, 0, NULL },
 	0,
 	NULL,
-	cmd_acquire_exec,
-	NULL
+	cmd_acquire_exec
 };

@@ -173,6 +173,5 @@ const struct cmd_entry cmd_check_entry = {
 	{ NULL, 1, 1, CMD_NAME_FIRST, NULL },
 	0,
 	NULL,
-	cmd_check_exec,
-	NULL
+	cmd_check_exec
 };

@@ -353,12 +353,12 @@ config_show_cmd(struct cb_ctx *ctx, struct cmd_args *a)
 static const struct cmd_entry config_check_entry = {
 	"check", "", "", "",
 	{ NULL, 0, 0, 0, NULL },
-	0, NULL, config_check_cmd, NULL
+	0, NULL, config_check_cmd
 };
 static const struct cmd_entry config_show_entry = {
 	"show", "", "", "",
 	{ run_grammar, 0, 1, CMD_NAME_FIRST, NULL },
-	0, NULL, config_show_cmd, NULL
+	0, NULL, config_show_cmd
 };
 static const struct cmd_entry *const config_subs[] = {
 	&config_check_entry,
@@ -384,6 +384,5 @@ const struct cmd_entry cmd_config_entry = {
 	{ NULL, 1, -1, 0, NULL },
 	0,
 	config_subs,
-	NULL,
 	NULL
 };

@@ -77,6 +77,5 @@ const struct cmd_entry cmd_forget_entry = {
 	{ NULL, 1, -1, 0, NULL },
 	0,
 	NULL,
-	cmd_forget_exec,
-	NULL
+	cmd_forget_exec
 };

@@ -141,6 +141,5 @@ const struct cmd_entry cmd_gc_entry = {
 	{ gc_grammar, 0, 0, 0, NULL },
 	0,
 	NULL,
-	cmd_gc_exec,
-	NULL
+	cmd_gc_exec
 };

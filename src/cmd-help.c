@@ -69,6 +69,5 @@ const struct cmd_entry cmd_help_entry = {
 	{ help_grammar, 0, 1, 0, NULL },
 	0,
 	NULL,
-	cmd_help_exec,
-	NULL
+	cmd_help_exec
 };

@@ -115,6 +115,5 @@ const struct cmd_entry cmd_release_entry = {
 	{ NULL, 2, 2, 0, NULL },
 	0,
 	NULL,
-	cmd_release_exec,
-	NULL
+	cmd_release_exec
 };

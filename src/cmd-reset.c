@@ -38,6 +38,5 @@ const struct cmd_entry cmd_reset_entry = {
 	{ admin_grammar_reason, 1, -1, 0, NULL },
 	0,
 	NULL,
-	cmd_reset_exec,
-	NULL
+	cmd_reset_exec
 };

@@ -532,6 +532,5 @@ const struct cmd_entry cmd_run_entry = {
 	{ run_grammar, 2, -1, CMD_NAME_FIRST, "no command given" },
 	EXIT_CBEXEC,
 	NULL,
-	cmd_run_exec,
-	NULL
+	cmd_run_exec
 };

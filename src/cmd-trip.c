@@ -41,6 +41,5 @@ const struct cmd_entry cmd_trip_entry = {
 	{ admin_grammar_trip, 1, -1, 0, NULL },
 	0,
 	NULL,
-	cmd_trip_exec,
-	NULL
+	cmd_trip_exec
 };

@@ -122,9 +122,6 @@ struct cmd_entry {
 	const struct cmd_entry	*const *subs;
 	/* Returns the exit status. */
 	int			(*exec)(struct cb_ctx *, struct cmd_args *);
-	/* A command that still parses its own argv (argv[0] its name);
-	 * exec is then NULL and args only lists its options. */
-	int			(*exec_argv)(struct cb_ctx *, int, char **);
 };
 
 extern const struct cmd_entry	*const cmd_table[];

@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # 60-status: the table, the detail view of one breaker, --json (every field,
 # RFC 3339 times, null where not applicable), --names, GLOB filters, and no
-# colour off a tty or with NO_COLOR.
+# colour off a tty or with NO_COLOR.  --json and --prometheus of breakers
+# with every field set are compared with golden files in fixtures/.
 
 load helper
 
@@ -282,4 +283,55 @@ load helper
 	run -0 cb status
 	assert_line --regexp '^a +closed +0/5 +1 +0 +- +- *$'
 	assert_line --regexp '^b +open .* [0-9]+s ago +'
+}
+
+# golden_state: two breakers at fixed (frozen) times that between them set
+# every field --json has.  "every": a success, five failures (one of them a
+# timeout), tripped by them, a refusal, then tripped by hand with a
+# --reason that needs escaping.  "probing": tripped, then half-open with
+# its probe slot held by an acquired token.
+golden_state() {
+	local t='2026-01-01 00:00'
+	cb_at "$t:00" run every -- true
+	cb_at "$t:01" run every -- false || true
+	cb_at "$t:02" run every -t 1s -k 1s -- sleep 5 || true
+	cb_at "$t:03" run every -- false || true
+	cb_at "$t:04" run every -- false || true
+	cb_at "$t:05" run every -- false || true
+	cb_at "$t:06" run every -- true || true
+	cb_at "$t:07" trip every --for 1h --reason 'planned "maintenance" é'
+	cb_at "$t:00" run probing -- false || true
+	cb_at "$t:00" trip probing --for 1m
+	cb_at '2026-01-01 00:02:00' acquire probing --lease 1h >/dev/null
+}
+
+# What varies between runs is made fixed: durations, the token, the boot
+# id and the user who tripped.
+golden_filter() {
+	sed -E -e 's/"last_duration_ms": [0-9]+/"last_duration_ms": D/g' \
+	    -e 's/"(token|boot_id)": "[0-9a-f]+"/"\1": "X"/g' \
+	    -e "s/\\b$(id -un)\\b/USER/g"
+}
+
+@test "status --json of breakers with every field set is the golden file" {
+	golden_state 2>/dev/null
+	run -0 cb status --json
+	golden_filter <<<"$output" >got.json
+	run -0 diff -u "$BATS_TEST_DIRNAME/fixtures/status-golden.json" got.json
+}
+
+@test "status --prometheus of the same breakers is the golden file" {
+	golden_state 2>/dev/null
+	run -0 cb status --prometheus
+	printf '%s\n' "$output" >got.prom
+	run -0 diff -u "$BATS_TEST_DIRNAME/fixtures/status-golden.prom" got.prom
+}
+
+@test "--json writes each byte of a reason that is not UTF-8 as \\ufffd" {
+	run -0 cb trip x --reason $'caf\xc3\xa9 \xff\xfe end'
+	status_json
+	run -0 jq -r '.[0].reason' status.json
+	assert_output --partial $'caf\xc3\xa9 \xef\xbf\xbd\xef\xbf\xbd end'
+	# the bytes themselves: valid UTF-8 as it is, each other byte escaped
+	run -0 grep -cF "$(printf 'caf\xc3\xa9 \\ufffd\\ufffd end')" status.json
 }

@@ -51,6 +51,7 @@ main(void)
 	test_classify();
 	test_token();
 	test_redis_url();
+	test_out();
 	printf("unit: %d passed, %d failed\n", unit_passed, unit_failed);
 	return unit_failed == 0 && unit_passed > 0 ? 0 : 1;
 }

@@ -71,5 +71,6 @@ void	test_breaker(void);
 void	test_classify(void);
 void	test_token(void);
 void	test_redis_url(void);
+void	test_out(void);
 
 #endif

@@ -1,0 +1,219 @@
+/*
+ * status-prom.c: `status --prometheus`, the text exposition format for
+ * node_exporter's textfile collector.  Samples are grouped by metric
+ * family, so every breaker is kept (struct status_prow, its name escaped
+ * once) until the walk ends, then the families are written into the one
+ * output buffer.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "breaker.h"
+#include "out.h"
+#include "record.h"
+#include "status.h"
+#include "util.h"
+
+/* What --prometheus prints of one breaker. */
+struct status_prow {
+	char		*name;		/* escaped as a label value */
+	size_t		 namelen;
+	enum cb_state	 st;
+	uint64_t	 n[OUTCOME_COUNT];	/* by enum cb_outcome */
+	uint64_t	 timeouts;
+	uint64_t	 trans[STATE_COUNT];
+	uint32_t	 consecutive;
+	int64_t		 open_until_ms;		/* 0 unless open */
+	int64_t		 last_run_ms;
+};
+
+/*
+ * A label value in the exposition format: \ " and newline escaped.  Done
+ * once per breaker: its name appears in 23 samples.
+ */
+static char *
+prom_label(const char *s)
+{
+	char	*e, *p;
+
+	p = e = xmalloc(2 * strlen(s) + 1);
+	for (; *s != '\0'; s++) {
+		if (*s == '\\' || *s == '"' || *s == '\n') {
+			*p++ = '\\';
+			*p++ = *s == '\n' ? 'n' : *s;
+		} else
+			*p++ = *s;
+	}
+	*p = '\0';
+	return e;
+}
+
+void
+status_prom_add(struct status_walk *w, const char *name)
+{
+	const struct cb_record	*r = &w->rec;
+	struct status_prow	*pr;
+
+	if (w->nprows == w->capprows) {
+		w->capprows = w->capprows ? w->capprows * 2 : 64;
+		w->prows = xrealloc(w->prows, w->capprows * sizeof *w->prows);
+	}
+	pr = &w->prows[w->nprows++];
+	memset(pr, 0, sizeof *pr);
+	pr->name = prom_label(name);
+	pr->namelen = strlen(pr->name);
+	pr->st = r->state;
+	pr->n[OUTCOME_SUCCESS] = r->successes;
+	pr->n[OUTCOME_FAILURE] = r->failures;
+	pr->n[OUTCOME_IGNORED] = r->ignored;
+	pr->n[OUTCOME_INTERRUPTED] = r->interrupted;
+	pr->n[OUTCOME_STALE] = r->stale;
+	pr->n[OUTCOME_REJECTED] = r->rejected;
+	pr->timeouts = r->timeouts;
+	memcpy(pr->trans, r->transitions, sizeof pr->trans);
+	pr->consecutive = r->consecutive_failures;
+	pr->open_until_ms = r->state == STATE_OPEN ? r->open_until_ms : 0;
+	pr->last_run_ms = r->last_run_at_ms;
+}
+
+static void
+prom_family(struct obuf *o, const char *metric, const char *type,
+    const char *help)
+{
+	OUT_LIT(o, "# HELP ");
+	out_str(o, metric);
+	OUT_LIT(o, " ");
+	out_str(o, help);
+	OUT_LIT(o, "\n# TYPE ");
+	out_str(o, metric);
+	OUT_LIT(o, " ");
+	out_str(o, type);
+	OUT_LIT(o, "\n");
+}
+
+/* metric{name="NAME"[,label="value"]} (name already escaped); the
+ * metric is a literal, its length known at compile time. */
+#define PROM_SAMPLE(o, metric, pr, label, value) \
+	prom_sample_len((o), "" metric, sizeof(metric) - 1, (pr), (label), \
+	    (value))
+
+static void
+prom_sample_len(struct obuf *o, const char *metric, size_t metriclen,
+    const struct status_prow *pr, const char *label, const char *value)
+{
+	out_add(o, metric, metriclen);
+	OUT_LIT(o, "{name=\"");
+	out_add(o, pr->name, pr->namelen);
+	if (label != NULL) {
+		OUT_LIT(o, "\",");
+		out_str(o, label);
+		OUT_LIT(o, "=\"");
+		out_str(o, value);	/* a state or outcome: no escapes */
+	}
+	OUT_LIT(o, "\"} ");
+}
+
+static void
+prom_u64(struct obuf *o, uint64_t v)
+{
+	out_u64(o, v);
+	OUT_LIT(o, "\n");
+}
+
+/* Unix seconds with milliseconds, "0" for none. */
+static void
+prom_time(struct obuf *o, int64_t ms)
+{
+	if (ms <= 0) {
+		OUT_LIT(o, "0\n");
+		return;
+	}
+	out_seconds(o, ms);
+	OUT_LIT(o, "\n");
+}
+
+void
+status_prom_print(struct status_walk *w)
+{
+	static const enum cb_outcome	 outs[] = { OUTCOME_SUCCESS,
+	    OUTCOME_FAILURE, OUTCOME_IGNORED, OUTCOME_INTERRUPTED,
+	    OUTCOME_STALE, OUTCOME_REJECTED };
+	struct obuf			*o = w->ob;
+	const struct status_prow	*pr;
+	size_t				 i, j;
+	int				 s;
+
+	prom_family(o, "cbexec_breaker_state", "gauge",
+	    "Breaker state: 1 for the current state, 0 for the others.");
+	for (i = 0; i < w->nprows; i++) {
+		pr = &w->prows[i];
+		for (s = 0; s < STATE_COUNT; s++) {
+			PROM_SAMPLE(o, "cbexec_breaker_state", pr,
+			    "state", record_state_name((enum cb_state)s));
+			prom_u64(o, pr->st == (enum cb_state)s);
+		}
+	}
+	prom_family(o, "cbexec_calls_total", "counter",
+	    "Guarded calls by outcome; rejected calls never ran.");
+	for (i = 0; i < w->nprows; i++) {
+		pr = &w->prows[i];
+		for (j = 0; j < sizeof outs / sizeof outs[0]; j++) {
+			PROM_SAMPLE(o, "cbexec_calls_total", pr,
+			    "outcome", breaker_outcome_name(outs[j]));
+			prom_u64(o, pr->n[outs[j]]);
+		}
+	}
+	prom_family(o, "cbexec_timeouts_total", "counter",
+	    "Runs that timed out, also counted in cbexec_calls_total under "
+	    "the outcome timeout_is gives them.");
+	for (i = 0; i < w->nprows; i++) {
+		pr = &w->prows[i];
+		PROM_SAMPLE(o, "cbexec_timeouts_total", pr, NULL, NULL);
+		prom_u64(o, pr->timeouts);
+	}
+	prom_family(o, "cbexec_transitions_total", "counter",
+	    "Transitions by the state they entered.");
+	for (i = 0; i < w->nprows; i++) {
+		pr = &w->prows[i];
+		for (s = 0; s < STATE_COUNT; s++) {
+			PROM_SAMPLE(o, "cbexec_transitions_total", pr,
+			    "to", record_state_name((enum cb_state)s));
+			prom_u64(o, pr->trans[s]);
+		}
+	}
+	prom_family(o, "cbexec_consecutive_failures", "gauge",
+	    "Failures in a row since the last success.");
+	for (i = 0; i < w->nprows; i++) {
+		pr = &w->prows[i];
+		PROM_SAMPLE(o, "cbexec_consecutive_failures", pr, NULL, NULL);
+		prom_u64(o, pr->consecutive);
+	}
+	prom_family(o, "cbexec_open_until_seconds", "gauge",
+	    "When an open breaker lets the next probe through, as Unix "
+	    "time; 0 when not open.");
+	for (i = 0; i < w->nprows; i++) {
+		pr = &w->prows[i];
+		PROM_SAMPLE(o, "cbexec_open_until_seconds", pr, NULL, NULL);
+		prom_time(o, pr->open_until_ms);
+	}
+	prom_family(o, "cbexec_last_run_timestamp_seconds", "gauge",
+	    "When the last guarded run ended, as Unix time; 0 before the "
+	    "first.");
+	for (i = 0; i < w->nprows; i++) {
+		pr = &w->prows[i];
+		PROM_SAMPLE(o, "cbexec_last_run_timestamp_seconds", pr, NULL,
+		    NULL);
+		prom_time(o, pr->last_run_ms);
+	}
+}
+
+void
+status_prom_free(struct status_walk *w)
+{
+	size_t	i;
+
+	for (i = 0; i < w->nprows; i++)
+		free(w->prows[i].name);
+	free(w->prows);
+}

@@ -1,0 +1,491 @@
+/*
+ * status-text.c: the views of `status` for people.  The table (NAME,
+ * STATE, FAILURES, CALLS, REJECTED, CHANGED, RETRY-IN), kept row by row
+ * and written after the walk so that its columns fit; and the detail view
+ * of one exact NAME, in the manner of `systemctl status`: state and why,
+ * next probe, the effective policy, the runs strip (UTF-8 or ASCII marks
+ * by locale), totals, last run and transitions.  Colour only when
+ * status.c says the output is a terminal that wants it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "breaker.h"
+#include "cmd.h"
+#include "config.h"
+#include "record.h"
+#include "status.h"
+
+struct status_row {
+	char	*name;
+	char	 state[16];
+	char	 failures[48];
+	char	 calls[24];
+	char	 rejected[24];
+	char	 changed[24];
+	char	 retry[24];
+	int	 st;
+};
+
+#define C_RESET		"\033[0m"
+#define C_GREEN		"\033[32m"
+#define C_RED		"\033[31m"
+#define C_YELLOW	"\033[33m"
+#define C_DIM		"\033[2m"
+#define C_BOLD		"\033[1m"
+
+static const char *const state_colour[STATE_COUNT] = {
+	C_GREEN, C_RED, C_YELLOW
+};
+
+/* The detail view's "      State: " labels, right-aligned. */
+#define LABEL_W		11
+
+static void
+label(FILE *f, const char *what)
+{
+	fprintf(f, "%*s: ", LABEL_W, what);
+}
+
+/* Local time for people: "2026-11-30 07:41:57 CET", or "-". */
+static void
+local_time(int64_t ms, char *buf, size_t len)
+{
+	struct tm	tm;
+	time_t		t;
+
+	t = (time_t)(ms / 1000);
+	if (ms <= 0 || localtime_r(&t, &tm) == NULL ||
+	    strftime(buf, len, "%Y-%m-%d %H:%M:%S %Z", &tm) == 0)
+		snprintf(buf, len, "-");
+}
+
+/* "5m ago", rounded down to the largest unit that fits. */
+static void
+ago(int64_t now, int64_t then, char *buf, size_t len)
+{
+	char	d[32];
+	int64_t	s;
+
+	if (then <= 0) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	s = (now - then) / 1000;
+	if (s < 0)
+		s = 0;
+	if (s >= 86400)
+		s -= s % 86400;
+	else if (s >= 3600)
+		s -= s % 3600;
+	else if (s >= 60)
+		s -= s % 60;
+	format_duration(s * 1000, d, sizeof d);
+	snprintf(buf, len, "%s ago", s == 0 ? "0s" : d);
+}
+
+static void
+retry_in(const struct cb_record *r, int64_t now, char *buf, size_t len)
+{
+	int64_t	ms;
+
+	if (r->state == STATE_CLOSED)
+		snprintf(buf, len, "-");
+	else if (r->state == STATE_HALF_OPEN)
+		snprintf(buf, len, "probing");
+	else if ((ms = r->open_until_ms - now) <= 0)
+		snprintf(buf, len, "now");
+	else
+		cmd_format_wait(ms, buf, len);
+}
+
+/*
+ * Text from the record (reasons, user names) for a terminal: control
+ * bytes are written as C escapes, so a --reason cannot move the cursor.
+ */
+static void
+put_text(FILE *f, const char *s)
+{
+	unsigned char	c;
+
+	for (; *s != '\0'; s++) {
+		c = (unsigned char)*s;
+		if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+}
+
+static int
+policy_of(struct cb_ctx *ctx, const char *name, struct cb_policy *p)
+{
+	struct policy_builder	b;
+	struct cb_err		err;
+
+	policy_init(&b);
+	if (cmd_policy(ctx, name, &b) == -1)
+		return -1;
+	if (policy_finish(&b, p, &err) == -1) {
+		cmd_warnx("%s: %s", name, err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* The effective policy in one line. */
+static void
+print_policy(FILE *f, const struct cb_policy *p)
+{
+	char	a[32], b[32];
+
+	switch (p->trip_policy) {
+	case TRIP_RATE:
+		fprintf(f, "trip at %g%% failures of the last %u calls "
+		    "(at least %u)", p->trip_failure_rate * 100,
+		    p->trip_window, p->trip_min_calls);
+		break;
+	case TRIP_TIME:
+		format_duration(p->trip_period_ms, a, sizeof a);
+		fprintf(f, "trip after %u failure%s within %s",
+		    p->trip_failures, p->trip_failures == 1 ? "" : "s", a);
+		break;
+	default:
+		fprintf(f, "trip after %u consecutive failure%s",
+		    p->trip_failures, p->trip_failures == 1 ? "" : "s");
+		break;
+	}
+	format_duration(p->open_timeout_ms, a, sizeof a);
+	fprintf(f, "; open %s", a);
+	if (p->backoff != 1.0) {
+		format_duration(p->max_open_timeout_ms, b, sizeof b);
+		fprintf(f, ", x%g per failed probe up to %s", p->backoff, b);
+	}
+	if (p->jitter > 0)
+		fprintf(f, ", jitter %g", p->jitter);
+	fprintf(f, "; %u probe%s", p->half_open_max_calls,
+	    p->half_open_max_calls == 1 ? "" : "s");
+	if (p->timeout_ms > 0) {
+		format_duration(p->timeout_ms, a, sizeof a);
+		fprintf(f, "; timeout %s", a);
+	}
+	if (p->on_open == ON_OPEN_SKIP)
+		fputs("; on open: skip (exit 0)\n", f);
+	else
+		fprintf(f, "; on open: fail (exit %d)\n", p->open_exit_code);
+}
+
+static void
+print_strip(struct status_walk *w)
+{
+	static const char *const utf8[MARK_COUNT] = {
+		"\xe2\x9c\x93",		/* U+2713 check mark */
+		"\xe2\x9c\x97",		/* U+2717 ballot x */
+		"\xe2\x8f\xb1",		/* U+23F1 stopwatch */
+		"\xc2\xb7",		/* U+00B7 middle dot */
+		"\xe2\x8a\x98"		/* U+2298 circled division slash */
+	};
+	static const char *const ascii[MARK_COUNT] = {
+		"+", "x", "T", ".", "-"
+	};
+	static const char *const colour[MARK_COUNT] = {
+		C_GREEN, C_RED, C_RED, C_DIM, C_YELLOW
+	};
+	static const char *const legend[MARK_COUNT] = {
+		"success", "failure", "timeout",
+		"ignored/interrupted/stale", "rejected"
+	};
+	const struct cb_record	*r = &w->rec;
+	const char *const	*marks = w->utf8 ? utf8 : ascii;
+	FILE			*f = w->out;
+	enum cb_mark		 m;
+	size_t			 i;
+
+	label(f, "Runs");
+	if (r->nruns == 0)
+		fputs("none yet", f);
+	for (i = 0; i < r->nruns; i++) {
+		m = breaker_mark(r->runs[i]);
+		fprintf(f, "%s%s%s", w->colour ? colour[m] : "", marks[m],
+		    w->colour ? C_RESET : "");
+	}
+	if (r->nruns == 0) {
+		if (r->refused_since_run > 0)
+			fprintf(f, " (%u refused)", r->refused_since_run);
+		fputc('\n', f);
+		return;
+	}
+	fprintf(f, "  (last %u, newest last", (unsigned)r->nruns);
+	if (r->refused_since_run > 0)
+		fprintf(f, "; %u refused since", r->refused_since_run);
+	fputs(")\n", f);
+	fprintf(f, "%*s", LABEL_W + 2, "");
+	/* Refusals are a count, not marks, since record version 3. */
+	for (i = 0; i < MARK_REJECTED; i++)
+		fprintf(f, "%s%s %s", i ? "  " : "", marks[i], legend[i]);
+	fputc('\n', f);
+}
+
+/* When the breaker will next let a probe through. */
+static void
+print_next(struct status_walk *w, const struct cb_policy *p)
+{
+	const struct cb_record	*r = &w->rec;
+	FILE			*f = w->out;
+	char			 a[48], b[48];
+	int64_t			 lease = 0;
+	size_t			 i;
+
+	label(f, "Next probe");
+	switch (r->state) {
+	case STATE_CLOSED:
+		fputs("- (closed: every call runs)\n", f);
+		break;
+	case STATE_OPEN:
+		retry_in(r, w->now, a, sizeof a);
+		local_time(r->open_until_ms, b, sizeof b);
+		if (strcmp(a, "now") == 0)
+			fprintf(f, "now (cool-down ended %s; the next call "
+			    "probes)\n", b);
+		else
+			fprintf(f, "in %s, at %s\n", a, b);
+		break;
+	default:
+		if (r->nslots < p->half_open_max_calls) {
+			fprintf(f, "now (half-open: %u of %u probes running, "
+			    "%u of %u succeeded)\n", (unsigned)r->nslots,
+			    p->half_open_max_calls, r->half_open_successes,
+			    p->half_open_max_calls);
+			break;
+		}
+		for (i = 0; i < r->nslots; i++)
+			if (lease == 0 || r->slots[i].lease_until_ms < lease)
+				lease = r->slots[i].lease_until_ms;
+		local_time(lease, b, sizeof b);
+		fprintf(f, "when a probe ends (half-open: %u of %u running, "
+		    "first lease ends %s)\n", (unsigned)r->nslots,
+		    p->half_open_max_calls, b);
+		break;
+	}
+}
+
+static void
+print_history(struct status_walk *w)
+{
+	const struct cb_record	*r = &w->rec;
+	const struct cb_histent	*h;
+	FILE			*f = w->out;
+	const char		*arrow = w->utf8 ? " \xe2\x86\x92 " : " -> ";
+	char			 a[48], ft[32];
+	size_t			 i;
+	int			 n;
+
+	if (r->nhist == 0) {
+		fputs("\nTransitions: none yet\n", f);
+		return;
+	}
+	fprintf(f, "\nTransitions (last %u, newest last):\n",
+	    (unsigned)r->nhist);
+	for (i = 0; i < r->nhist; i++) {
+		h = &r->hist[i];
+		local_time(h->at_ms, a, sizeof a);
+		n = snprintf(ft, sizeof ft, "%s%s%s",
+		    record_state_name(h->from), arrow,
+		    record_state_name(h->to));
+		/* Pad by columns, not bytes: the arrow is 3 bytes wide in
+		 * UTF-8 and one column. */
+		fprintf(f, "  %s  %s%*s  ", a, ft,
+		    (w->utf8 ? 22 : 20) - n > 0 ? (w->utf8 ? 22 : 20) - n : 0,
+		    "");
+		put_text(f, h->reason);
+		if (h->user[0] != '\0' && strstr(h->reason, h->user) == NULL) {
+			fputs(" (by ", f);
+			put_text(f, h->user);
+			fputc(')', f);
+		}
+		fputc('\n', f);
+	}
+}
+
+int
+status_text_detail(struct status_walk *w, const char *name)
+{
+	const struct cb_record	*r = &w->rec;
+	FILE			*f = w->out;
+	struct cb_policy	 p;
+	char			 a[48], b[48], c[48];
+
+	if (policy_of(w->ctx, name, &p) == -1)
+		return -1;
+	fprintf(f, "%s%s%s %s%s%s - %s%s%s (epoch %llu)\n",
+	    w->colour ? state_colour[r->state] : "",
+	    w->utf8 ? "\xe2\x97\x8f" : "*", w->colour ? C_RESET : "",
+	    w->colour ? C_BOLD : "", name, w->colour ? C_RESET : "",
+	    w->colour ? state_colour[r->state] : "",
+	    record_state_name(r->state), w->colour ? C_RESET : "",
+	    (unsigned long long)r->epoch);
+
+	label(f, "State");
+	fprintf(f, "%s%s%s", w->colour ? state_colour[r->state] : "",
+	    record_state_name(r->state), w->colour ? C_RESET : "");
+	local_time(r->changed_at_ms, a, sizeof a);
+	ago(w->now, r->changed_at_ms, b, sizeof b);
+	fprintf(f, " since %s (%s)", a, b);
+	if (breaker_never_changed(r))
+		fputs(", when it was created", f);
+	if (r->reason[0] != '\0') {
+		fputs(": ", f);
+		put_text(f, r->reason);
+	}
+	fputc('\n', f);
+
+	print_next(w, &p);
+
+	breaker_progress(r, &p, w->now, a, sizeof a);
+	label(f, "Failures");
+	fprintf(f, "%s toward tripping (%s)\n", a,
+	    breaker_trip_policy_name(p.trip_policy));
+	label(f, "Policy");
+	print_policy(f, &p);
+
+	print_strip(w);
+	label(f, "Totals");
+	fprintf(f, "%llu call%s: %llu success%s, %llu failure%s "
+	    "(%llu timeout%s), %llu ignored, %llu interrupted, %llu stale; "
+	    "%llu rejected\n",
+	    (unsigned long long)r->calls, r->calls == 1 ? "" : "s",
+	    (unsigned long long)r->successes, r->successes == 1 ? "" : "es",
+	    (unsigned long long)r->failures, r->failures == 1 ? "" : "s",
+	    (unsigned long long)r->timeouts, r->timeouts == 1 ? "" : "s",
+	    (unsigned long long)r->ignored,
+	    (unsigned long long)r->interrupted,
+	    (unsigned long long)r->stale, (unsigned long long)r->rejected);
+	label(f, "Last run");
+	if (r->last_run_at_ms > 0) {
+		local_time(r->last_run_at_ms, a, sizeof a);
+		ago(w->now, r->last_run_at_ms, b, sizeof b);
+		if (r->last_duration_ms >= 0)
+			format_duration(r->last_duration_ms, c, sizeof c);
+		else
+			snprintf(c, sizeof c, "?");
+		if (r->last_exit >= 0)
+			fprintf(f, "%s (%s): exit %d after %s\n", a, b,
+			    (int)r->last_exit, c);
+		else
+			fprintf(f, "%s (%s): no exit status, after %s\n", a,
+			    b, c);
+	} else
+		fputs("none yet\n", f);
+	print_history(w);
+	return 0;
+}
+
+/*
+ * The policy of a table row.  Every name that one config entry matches
+ * (or that none does) has the same policy, so it is built once per entry,
+ * not once per breaker: a million rows spent 40% of their time there.
+ */
+static const struct cb_policy *
+row_policy(struct status_walk *w, const char *name)
+{
+	size_t	k;
+
+	if (w->pol == NULL) {
+		w->pol = xcalloc(w->ctx->cfg.nbreakers + 1, sizeof *w->pol);
+		w->polset = xcalloc(w->ctx->cfg.nbreakers + 1, 1);
+	}
+	k = config_entry(&w->ctx->cfg, name);
+	if (!w->polset[k]) {
+		if (policy_of(w->ctx, name, &w->pol[k]) == -1)
+			return NULL;
+		w->polset[k] = 1;
+	}
+	return &w->pol[k];
+}
+
+int
+status_text_add(struct status_walk *w, const char *name)
+{
+	const struct cb_record	*r = &w->rec;
+	const struct cb_policy	*p;
+	struct status_row		*row;
+
+	if ((p = row_policy(w, name)) == NULL)
+		return -1;
+	if (w->nrows == w->caprows) {
+		w->caprows = w->caprows ? w->caprows * 2 : 64;
+		w->rows = xrealloc(w->rows, w->caprows * sizeof *w->rows);
+	}
+	row = &w->rows[w->nrows++];
+	row->name = xstrdup(name);
+	row->st = r->state;
+	snprintf(row->state, sizeof row->state, "%s",
+	    record_state_name(r->state));
+	breaker_progress(r, p, w->now, row->failures, sizeof row->failures);
+	snprintf(row->calls, sizeof row->calls, "%llu",
+	    (unsigned long long)r->calls);
+	snprintf(row->rejected, sizeof row->rejected, "%llu",
+	    (unsigned long long)r->rejected);
+	/* CHANGED: "-" for a breaker that never made a transition. */
+	ago(w->now, breaker_never_changed(r) ? 0 : r->changed_at_ms,
+	    row->changed, sizeof row->changed);
+	retry_in(r, w->now, row->retry, sizeof row->retry);
+	return 0;
+}
+
+void
+status_text_table(struct status_walk *w)
+{
+	static const char	*hdr[] = { "NAME", "STATE", "FAILURES",
+	    "CALLS", "REJECTED", "CHANGED", "RETRY-IN" };
+	FILE			*f = w->out;
+	size_t			 i, wd[7];
+	struct status_row		*r;
+
+	for (i = 0; i < 7; i++)
+		wd[i] = strlen(hdr[i]);
+	for (i = 0; i < w->nrows; i++) {
+		r = &w->rows[i];
+		if (strlen(r->name) > wd[0])
+			wd[0] = strlen(r->name);
+		if (strlen(r->failures) > wd[2])
+			wd[2] = strlen(r->failures);
+		if (strlen(r->calls) > wd[3])
+			wd[3] = strlen(r->calls);
+		if (strlen(r->rejected) > wd[4])
+			wd[4] = strlen(r->rejected);
+		if (strlen(r->changed) > wd[5])
+			wd[5] = strlen(r->changed);
+	}
+	wd[1] = 9;
+	fprintf(f, "%-*s  %-*s  %-*s  %*s  %*s  %-*s  %s\n", (int)wd[0],
+	    hdr[0], (int)wd[1], hdr[1], (int)wd[2], hdr[2], (int)wd[3],
+	    hdr[3], (int)wd[4], hdr[4], (int)wd[5], hdr[5], hdr[6]);
+	for (i = 0; i < w->nrows; i++) {
+		r = &w->rows[i];
+		fprintf(f, "%-*s  %s%-*s%s  %-*s  %*s  %*s  %-*s  %s\n",
+		    (int)wd[0], r->name, w->colour ? state_colour[r->st] : "",
+		    (int)wd[1], r->state, w->colour ? C_RESET : "",
+		    (int)wd[2], r->failures, (int)wd[3], r->calls,
+		    (int)wd[4], r->rejected, (int)wd[5], r->changed,
+		    r->retry);
+	}
+}
+
+void
+status_text_free(struct status_walk *w)
+{
+	size_t	i;
+
+	for (i = 0; i < w->nrows; i++)
+		free(w->rows[i].name);
+	free(w->rows);
+	free(w->pol);
+	free(w->polset);
+}

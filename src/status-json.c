@@ -7,11 +7,37 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "breaker.h"
 #include "out.h"
 #include "record.h"
 #include "status.h"
+
+/* Members the writer has no macro for: a bool and a double. */
+#define JW_BOOL(jw, k, v) \
+	(jw_key((jw), JW_QKEY(k)), json_bool((jw), (v)))
+#define JW_DOUBLE(jw, k, v) \
+	(jw_key((jw), JW_QKEY(k)), json_double((jw), (v)))
+
+static void
+json_bool(struct json_writer *jw, int v)
+{
+	if (v)
+		OUT_LIT(jw->o, "true");
+	else
+		OUT_LIT(jw->o, "false");
+}
+
+static void
+json_double(struct json_writer *jw, double d)
+{
+	char	buf[32];
+
+	/* The record decoder admits finite values only. */
+	snprintf(buf, sizeof buf, "%.17g", d);
+	out_str(jw->o, buf);
+}
 
 void
 status_json_begin(struct status_walk *w)
@@ -19,23 +45,96 @@ status_json_begin(struct status_walk *w)
 	jw_init(&w->jw, w->ob);
 }
 
+/* A probe or run slot's holder. */
 static void
-json_probes(struct json_writer *jw, const struct cb_record *r)
+json_slot(struct json_writer *jw, const struct cb_slot *s)
 {
-	const struct cb_slot	*s;
+	jw_array_begin_object(jw);
+	jw_object_hex64(jw, "token", s->token);
+	jw_object_i64(jw, "pid", s->pid);
+	jw_object_u64(jw, "start_time", s->start_time);
+	jw_object_hex(jw, "boot_id", s->boot_id, sizeof s->boot_id);
+	jw_object_string_or_null(jw, "host", s->host);
+	jw_object_time(jw, "since", s->since_ms);
+	jw_object_time(jw, "lease_until", s->lease_until_ms);
+	if (s->lease_ms > 0)
+		jw_object_i64(jw, "lease_ms", s->lease_ms);
+	else
+		jw_object_null(jw, "lease_ms");
+	jw_end(jw);
+}
+
+/* The probe slots, and the live run slots as `running` (SPEC 2b). */
+static void
+json_slots(struct status_walk *w, const struct cb_record *r)
+{
+	struct json_writer	*jw = &w->jw;
 	size_t			 i;
 
 	jw_object_begin_array(jw, "probes");
-	for (i = 0; i < r->nslots; i++) {
-		s = &r->slots[i];
-		jw_array_begin_object(jw);
-		jw_object_hex64(jw, "token", s->token);
-		jw_object_i64(jw, "pid", s->pid);
-		jw_object_u64(jw, "start_time", s->start_time);
-		jw_object_hex(jw, "boot_id", s->boot_id, sizeof s->boot_id);
-		jw_object_time(jw, "lease_until", s->lease_until_ms);
-		jw_end(jw);
+	for (i = 0; i < r->nslots; i++)
+		json_slot(jw, &r->slots[i]);
+	jw_end(jw);
+	jw_object_u64(jw, "busy", r->busy);
+	jw_object_begin_array(jw, "running");
+	for (i = 0; i < r->nrunning; i++)
+		if (breaker_slot_live(&r->running[i], &w->env))
+			json_slot(jw, &r->running[i]);
+	jw_end(jw);
+}
+
+/* The last failure, or null. */
+static void
+json_last_failure(struct json_writer *jw, const struct cb_record *r)
+{
+	const struct cb_lastfail	*f = &r->last_failure;
+
+	if (f->at_ms == 0) {
+		jw_object_null(jw, "last_failure");
+		return;
 	}
+	jw_object_begin_object(jw, "last_failure");
+	jw_object_time(jw, "at", f->at_ms);
+	if (f->exit_code >= 0)
+		jw_object_i64(jw, "exit", f->exit_code);
+	else
+		jw_object_null(jw, "exit");
+	if (f->signal > 0)
+		jw_object_i64(jw, "signal", f->signal);
+	else
+		jw_object_null(jw, "signal");
+	JW_BOOL(jw, "timed_out", f->timed_out);
+	jw_object_i64(jw, "duration_ms", f->duration_ms);
+	jw_end(jw);
+}
+
+/* The policy the breaker last ran under (SPEC 7), or null. */
+static void
+json_policy(struct json_writer *jw, const struct cb_record *r)
+{
+	const struct cb_snapshot	*s = &r->policy;
+	const char			*preset;
+
+	if (!s->set) {
+		jw_object_null(jw, "policy");
+		return;
+	}
+	jw_object_begin_object(jw, "policy");
+	jw_object_string_or_null(jw, "trip_policy",
+	    breaker_trip_policy_name((enum cb_trip_policy)s->trip_policy));
+	jw_object_u64(jw, "trip_failures", s->trip_failures);
+	jw_object_i64(jw, "trip_period_ms", s->trip_period_ms);
+	jw_object_u64(jw, "trip_window", s->trip_window);
+	jw_object_u64(jw, "trip_min_calls", s->trip_min_calls);
+	JW_DOUBLE(jw, "trip_failure_rate", s->trip_failure_rate);
+	jw_object_i64(jw, "open_timeout_ms", s->open_timeout_ms);
+	jw_object_i64(jw, "max_open_timeout_ms", s->max_open_timeout_ms);
+	JW_DOUBLE(jw, "backoff", s->backoff);
+	jw_object_u64(jw, "half_open_max_calls", s->half_open_max_calls);
+	jw_object_i64(jw, "timeout_ms", s->timeout_ms);
+	preset = breaker_preset_name(s->preset);
+	jw_object_string_or_null(jw, "preset", preset != NULL ? preset : "");
+	jw_object_u64(jw, "max_concurrent", s->max_concurrent);
 	jw_end(jw);
 }
 
@@ -60,6 +159,22 @@ json_window(struct json_writer *jw, const struct cb_record *r)
 	jw_object_begin_array(jw, "runs");
 	for (i = 0; i < r->nruns; i++)
 		jw_array_string(jw, breaker_mark_name(r->runs[i]));
+	jw_end(jw);
+	jw_object_u64(jw, "refused_since_run", r->refused_since_run);
+	/* The same runs with their end, exit and probe mark. */
+	jw_object_begin_array(jw, "run_log");
+	for (i = 0; i < r->nruns; i++) {
+		jw_array_begin_object(jw);
+		jw_object_time(jw, "at", r->run_at_ms[i]);
+		jw_object_string_or_null(jw, "outcome",
+		    breaker_mark_name(r->runs[i]));
+		if (r->run_exit[i] >= 0)
+			jw_object_i64(jw, "exit", r->run_exit[i]);
+		else
+			jw_object_null(jw, "exit");
+		JW_BOOL(jw, "probe", (r->runs[i] & RECORD_MARK_PROBE) != 0);
+		jw_end(jw);
+	}
 	jw_end(jw);
 }
 
@@ -96,6 +211,8 @@ status_json_add(struct status_walk *w, const char *name, size_t namelen)
 	jw_object_string(jw, "name", name, namelen);
 	jw_object_string_or_null(jw, "state", record_state_name(r->state));
 	jw_object_u64(jw, "epoch", r->epoch);
+	jw_object_hex64(jw, "identity", r->identity);
+	JW_BOOL(jw, "manual", r->manual);
 	jw_object_u64(jw, "consecutive_failures", r->consecutive_failures);
 	jw_object_u64(jw, "half_open_successes", r->half_open_successes);
 	jw_object_u64(jw, "calls", r->calls);
@@ -128,7 +245,9 @@ status_json_add(struct status_walk *w, const char *name, size_t namelen)
 		jw_object_null(jw, "last_duration_ms");
 	jw_object_i64(jw, "cooldown_ms", r->cooldown_ms);
 	jw_object_string_or_null(jw, "reason", r->reason);
-	json_probes(jw, r);
+	json_last_failure(jw, r);
+	json_policy(jw, r);
+	json_slots(w, r);
 	json_window(jw, r);
 	json_history(jw, r);
 	jw_end(jw);

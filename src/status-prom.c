@@ -26,11 +26,15 @@ struct status_prow {
 	uint32_t	 consecutive;
 	int64_t		 open_until_ms;		/* 0 unless open */
 	int64_t		 last_run_ms;
+	int64_t		 last_transition_ms;	/* 0: never changed */
+	uint64_t	 busy;
+	int		 manual;
+	unsigned	 running;		/* live run slots */
 };
 
 /*
  * A label value in the exposition format: \ " and newline escaped.  Done
- * once per breaker: its name appears in 23 samples.
+ * once per breaker: its name appears in 20 samples.
  */
 static char *
 prom_label(const char *s)
@@ -54,6 +58,7 @@ status_prom_add(struct status_walk *w, const char *name)
 {
 	const struct cb_record	*r = &w->rec;
 	struct status_prow	*pr;
+	unsigned		 i;
 
 	if (w->nprows == w->capprows) {
 		w->capprows = w->capprows ? w->capprows * 2 : 64;
@@ -75,6 +80,13 @@ status_prom_add(struct status_walk *w, const char *name)
 	pr->consecutive = r->consecutive_failures;
 	pr->open_until_ms = r->state == STATE_OPEN ? r->open_until_ms : 0;
 	pr->last_run_ms = r->last_run_at_ms;
+	pr->last_transition_ms = breaker_never_changed(r) ? 0 :
+	    r->changed_at_ms;
+	pr->busy = r->busy;
+	pr->manual = r->manual;
+	for (i = 0; i < r->nrunning; i++)
+		if (breaker_slot_live(&r->running[i], &w->env))
+			pr->running++;
 }
 
 static void
@@ -138,7 +150,7 @@ status_prom_print(struct status_walk *w)
 {
 	static const enum cb_outcome	 outs[] = { OUTCOME_SUCCESS,
 	    OUTCOME_FAILURE, OUTCOME_IGNORED, OUTCOME_INTERRUPTED,
-	    OUTCOME_STALE, OUTCOME_REJECTED };
+	    OUTCOME_STALE };
 	struct obuf			*o = w->ob;
 	const struct status_prow	*pr;
 	size_t				 i, j;
@@ -155,7 +167,7 @@ status_prom_print(struct status_walk *w)
 		}
 	}
 	prom_family(o, "cbexec_calls_total", "counter",
-	    "Guarded calls by outcome; rejected calls never ran.");
+	    "Runs that ran, by outcome.");
 	for (i = 0; i < w->nprows; i++) {
 		pr = &w->prows[i];
 		for (j = 0; j < sizeof outs / sizeof outs[0]; j++) {
@@ -163,6 +175,17 @@ status_prom_print(struct status_walk *w)
 			    "outcome", breaker_outcome_name(outs[j]));
 			prom_u64(o, pr->n[outs[j]]);
 		}
+	}
+	prom_family(o, "cbexec_refused_total", "counter",
+	    "Calls refused without running: why=\"open\" by an open "
+	    "breaker or no free probe slot, why=\"busy\" with every run "
+	    "slot taken.");
+	for (i = 0; i < w->nprows; i++) {
+		pr = &w->prows[i];
+		PROM_SAMPLE(o, "cbexec_refused_total", pr, "why", "open");
+		prom_u64(o, pr->n[OUTCOME_REJECTED]);
+		PROM_SAMPLE(o, "cbexec_refused_total", pr, "why", "busy");
+		prom_u64(o, pr->busy);
 	}
 	prom_family(o, "cbexec_timeouts_total", "counter",
 	    "Runs that timed out, also counted in cbexec_calls_total under "
@@ -196,6 +219,30 @@ status_prom_print(struct status_walk *w)
 		pr = &w->prows[i];
 		PROM_SAMPLE(o, "cbexec_open_until_seconds", pr, NULL, NULL);
 		prom_time(o, pr->open_until_ms);
+	}
+	prom_family(o, "cbexec_last_transition_seconds", "gauge",
+	    "When the breaker last changed state, as Unix time; 0 when it "
+	    "never did.");
+	for (i = 0; i < w->nprows; i++) {
+		pr = &w->prows[i];
+		PROM_SAMPLE(o, "cbexec_last_transition_seconds", pr, NULL,
+		    NULL);
+		prom_time(o, pr->last_transition_ms);
+	}
+	prom_family(o, "cbexec_manual", "gauge",
+	    "1 while the current state was set by cbexec trip or reset "
+	    "(maintenance, not an outage), else 0.");
+	for (i = 0; i < w->nprows; i++) {
+		pr = &w->prows[i];
+		PROM_SAMPLE(o, "cbexec_manual", pr, NULL, NULL);
+		prom_u64(o, (uint64_t)pr->manual);
+	}
+	prom_family(o, "cbexec_running", "gauge",
+	    "Run slots held by live holders (max_concurrent).");
+	for (i = 0; i < w->nprows; i++) {
+		pr = &w->prows[i];
+		PROM_SAMPLE(o, "cbexec_running", pr, NULL, NULL);
+		prom_u64(o, pr->running);
 	}
 	prom_family(o, "cbexec_last_run_timestamp_seconds", "gauge",
 	    "When the last guarded run ended, as Unix time; 0 before the "

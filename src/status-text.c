@@ -175,6 +175,10 @@ print_policy(FILE *f, const struct cb_policy *p)
 		format_duration(p->timeout_ms, a, sizeof a);
 		fprintf(f, "; timeout %s", a);
 	}
+	if (breaker_preset_name(p->preset) != NULL)
+		fprintf(f, "; preset %s", breaker_preset_name(p->preset));
+	if (p->max_concurrent > 0)
+		fprintf(f, "; at most %u running", p->max_concurrent);
 	if (p->on_open == ON_OPEN_SKIP)
 		fputs("; on open: skip (exit 0)\n", f);
 	else
@@ -313,16 +317,74 @@ print_history(struct status_walk *w)
 	}
 }
 
+/* The last failure: when, how it ended, after how long. */
+static void
+print_last_failure(struct status_walk *w)
+{
+	const struct cb_lastfail	*lf = &w->rec.last_failure;
+	FILE				*f = w->out;
+	char				 a[48], b[48], c[48];
+
+	if (lf->at_ms == 0)
+		return;
+	label(f, "Failed");
+	local_time(lf->at_ms, a, sizeof a);
+	ago(w->now, lf->at_ms, b, sizeof b);
+	format_duration(lf->duration_ms, c, sizeof c);
+	fprintf(f, "%s (%s): ", a, b);
+	if (lf->timed_out)
+		fprintf(f, "timed out (exit %d)", (int)lf->exit_code);
+	else if (lf->signal > 0)
+		fprintf(f, "killed by signal %d", (int)lf->signal);
+	else if (lf->exit_code >= 0)
+		fprintf(f, "exit %d", (int)lf->exit_code);
+	else
+		fputs("failed", f);
+	fprintf(f, " after %s\n", c);
+}
+
+/* The live run slots' holders (max_concurrent). */
+static void
+print_running(struct status_walk *w)
+{
+	const struct cb_record	*r = &w->rec;
+	const struct cb_slot	*s;
+	FILE			*f = w->out;
+	char			 a[48], b[48];
+	unsigned		 i, n = 0;
+
+	for (i = 0; i < r->nrunning; i++) {
+		s = &r->running[i];
+		if (!breaker_slot_live(s, &w->env))
+			continue;
+		if (n++ == 0)
+			label(f, "Running");
+		else
+			fprintf(f, "%*s", LABEL_W + 2, "");
+		local_time(s->since_ms, a, sizeof a);
+		local_time(s->lease_until_ms, b, sizeof b);
+		fprintf(f, "pid %d", (int)s->pid);
+		if (s->host[0] != '\0') {
+			fputs(" on ", f);
+			put_text(f, s->host);
+		}
+		fprintf(f, " since %s, lease until %s\n", a, b);
+	}
+}
+
 int
 status_text_detail(struct status_walk *w, const char *name)
 {
 	const struct cb_record	*r = &w->rec;
 	FILE			*f = w->out;
-	struct cb_policy	 p;
+	struct cb_policy	 cfg, p;
 	char			 a[48], b[48], c[48];
 
-	if (policy_of(w->ctx, name, &p) == -1)
+	/* What the breaker last ran under, command line included (SPEC 7);
+	 * the config's guess for one that never ran. */
+	if (policy_of(w->ctx, name, &cfg) == -1)
 		return -1;
+	breaker_policy(r, &cfg, &p);
 	fprintf(f, "%s%s%s %s%s%s - %s%s%s (epoch %llu)\n",
 	    w->colour ? state_colour[r->state] : "",
 	    w->utf8 ? "\xe2\x97\x8f" : "*", w->colour ? C_RESET : "",
@@ -353,6 +415,7 @@ status_text_detail(struct status_walk *w, const char *name)
 	    breaker_trip_policy_name(p.trip_policy));
 	label(f, "Policy");
 	print_policy(f, &p);
+	print_running(w);
 
 	print_strip(w);
 	label(f, "Totals");
@@ -382,6 +445,7 @@ status_text_detail(struct status_walk *w, const char *name)
 			    b, c);
 	} else
 		fputs("none yet\n", f);
+	print_last_failure(w);
 	print_history(w);
 	return 0;
 }
@@ -413,11 +477,13 @@ int
 status_text_add(struct status_walk *w, const char *name)
 {
 	const struct cb_record	*r = &w->rec;
-	const struct cb_policy	*p;
+	const struct cb_policy	*cfg;
+	struct cb_policy	 p;
 	struct status_row		*row;
 
-	if ((p = row_policy(w, name)) == NULL)
+	if ((cfg = row_policy(w, name)) == NULL)
 		return -1;
+	breaker_policy(r, cfg, &p);
 	if (w->nrows == w->caprows) {
 		w->caprows = w->caprows ? w->caprows * 2 : 64;
 		w->rows = xrealloc(w->rows, w->caprows * sizeof *w->rows);
@@ -427,7 +493,7 @@ status_text_add(struct status_walk *w, const char *name)
 	row->st = r->state;
 	snprintf(row->state, sizeof row->state, "%s",
 	    record_state_name(r->state));
-	breaker_progress(r, p, w->now, row->failures, sizeof row->failures);
+	breaker_progress(r, &p, w->now, row->failures, sizeof row->failures);
 	snprintf(row->calls, sizeof row->calls, "%llu",
 	    (unsigned long long)r->calls);
 	snprintf(row->rejected, sizeof row->rejected, "%llu",

@@ -37,6 +37,7 @@ walk_cb(const char *key, size_t keylen, const uint8_t *data, size_t len,
     void *arg, struct cb_err *err)
 {
 	struct status_walk	*w = arg;
+	struct cb_err		 e;
 	char			 name[256];
 	int			 i, match = w->npats == 0;
 
@@ -54,14 +55,20 @@ walk_cb(const char *key, size_t keylen, const uint8_t *data, size_t len,
 	}
 	if (!match)
 		return 0;
-	if (w->fmt == FMT_NAMES) {
-		fprintf(w->out, "%s\n", name);
-		w->n++;
+	/*
+	 * One unreadable record (corrupt, or from a newer cbexec) hides no
+	 * other: it is named on stderr, and status exits 1 (SPEC 5).
+	 */
+	if (cmd_decode(w->ctx, name, data, len, &w->rec, &e) == -1) {
+		out_flush(w->ob);
+		cmd_warnx("%s", e.msg);
+		w->unreadable++;
 		return 0;
 	}
-	if (cmd_decode(w->ctx, name, data, len, &w->rec, err) == -1)
-		return -1;
 	switch (w->fmt) {
+	case FMT_NAMES:
+		fprintf(w->out, "%s\n", name);
+		break;
 	case FMT_JSON:
 		status_json_add(w, name, keylen);
 		break;
@@ -268,6 +275,7 @@ cmd_status_exec(struct cb_ctx *ctx, struct cmd_args *a)
 	char			*tmp = NULL;
 	size_t			 i;
 	int			 status = EXIT_OK;
+	int			 unreadable_only = 0;
 
 	memset(&w, 0, sizeof w);
 	w.ctx = ctx;
@@ -277,7 +285,8 @@ cmd_status_exec(struct cb_ctx *ctx, struct cmd_args *a)
 		return status;
 	status = EXIT_OK;
 	w.hit = xcalloc((size_t)w.npats + 1, sizeof *w.hit);
-	w.now = clock_wall_ms();
+	cmd_env(ctx, &w.env);
+	w.now = w.env.now_ms;
 	w.utf8 = locale_utf8();
 
 	if (cmd_config(ctx) == -1) {
@@ -317,9 +326,16 @@ cmd_status_exec(struct cb_ctx *ctx, struct cmd_args *a)
 		}
 	}
 out:
+	/* The readable breakers are the answer; unreadable ones are named
+	 * on stderr already. */
+	if (w.unreadable > 0 && status == EXIT_OK) {
+		status = EXIT_FAIL;
+		unreadable_only = 1;
+	}
 	if (tmp != NULL) {
 		/* A partial answer never replaces the last good file. */
-		if (output_close(w.out, tmp, output, status == EXIT_OK) == -1)
+		if (output_close(w.out, tmp, output, status == EXIT_OK ||
+		    unreadable_only) == -1)
 			status = EXIT_FAIL;
 	} else if (fflush(stdout) == EOF || ferror(stdout)) {
 		cmd_warn("cannot write to standard output");

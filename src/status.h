@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "breaker.h"
 #include "cmd.h"
 #include "out.h"
 #include "record.h"
@@ -38,6 +39,8 @@ struct status_walk {
 	int			 *hit;		/* per pattern */
 	int64_t			  now;
 	size_t			  n;		/* records shown */
+	unsigned long		  unreadable;	/* records named on stderr */
+	struct cb_env		  env;		/* judges run slot holders */
 	struct cb_record	  rec;		/* the record being shown */
 
 	struct obuf		 *ob;		/* --json, --prometheus */

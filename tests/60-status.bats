@@ -306,10 +306,11 @@ golden_state() {
 }
 
 # What varies between runs is made fixed: durations, the token, the boot
-# id and the user who tripped.
+# id, the identity, the host and the user who tripped.
 golden_filter() {
-	sed -E -e 's/"last_duration_ms": [0-9]+/"last_duration_ms": D/g' \
-	    -e 's/"(token|boot_id)": "[0-9a-f]+"/"\1": "X"/g' \
+	sed -E -e 's/"(last_)?duration_ms": [0-9]+/"\1duration_ms": D/g' \
+	    -e 's/"(token|boot_id|identity)": "[0-9a-f]+"/"\1": "X"/g' \
+	    -e "s/\"host\": \"$(hostname)\"/\"host\": \"HOST\"/g" \
 	    -e "s/\\b$(id -un)\\b/USER/g"
 }
 

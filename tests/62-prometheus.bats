@@ -40,7 +40,7 @@ promtool_ok() {
 	prom
 	promtool_ok m.prom
 	run -0 grep -c '^# TYPE ' m.prom
-	assert_output 7
+	assert_output 11
 	run -1 grep -v '^#' m.prom
 }
 
@@ -50,7 +50,9 @@ promtool_ok() {
 	local m
 	for m in breaker_state:gauge calls_total:counter timeouts_total:counter \
 	    transitions_total:counter consecutive_failures:gauge \
-	    open_until_seconds:gauge last_run_timestamp_seconds:gauge; do
+	    open_until_seconds:gauge last_run_timestamp_seconds:gauge \
+	    refused_total:counter last_transition_seconds:gauge manual:gauge \
+	    running:gauge; do
 		run -0 grep -c "^# HELP cbexec_${m%%:*} " m.prom
 		run -0 grep -c "^# TYPE cbexec_${m%%:*} ${m#*:}$" m.prom
 	done
@@ -66,7 +68,7 @@ promtool_ok() {
 	    'cbexec_breaker_state{name="x",state="half-open"} 0')"
 }
 
-@test "calls by outcome, timeouts apart, transitions by target state" {
+@test "calls that ran by outcome, refusals by why, timeouts apart, transitions by target state" {
 	ok_n x 2
 	fail_n x 1
 	run -124 cb run x -t 100ms -k 100ms -- sleep 5
@@ -74,14 +76,15 @@ promtool_ok() {
 	fail_n x 3
 	run -75 cb run x -- true
 	prom
-	run -0 grep -E '^cbexec_(calls|timeouts|transitions)_total\{name="x"' m.prom
+	run -0 grep -E '^cbexec_(calls|refused|timeouts|transitions)_total\{name="x"' m.prom
 	assert_output "$(printf '%s\n' \
 	    'cbexec_calls_total{name="x",outcome="success"} 2' \
 	    'cbexec_calls_total{name="x",outcome="failure"} 5' \
 	    'cbexec_calls_total{name="x",outcome="ignored"} 1' \
 	    'cbexec_calls_total{name="x",outcome="interrupted"} 0' \
 	    'cbexec_calls_total{name="x",outcome="stale"} 0' \
-	    'cbexec_calls_total{name="x",outcome="rejected"} 1' \
+	    'cbexec_refused_total{name="x",why="open"} 1' \
+	    'cbexec_refused_total{name="x",why="busy"} 0' \
 	    'cbexec_timeouts_total{name="x"} 1' \
 	    'cbexec_transitions_total{name="x",to="closed"} 0' \
 	    'cbexec_transitions_total{name="x",to="open"} 1' \

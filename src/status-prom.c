@@ -145,8 +145,9 @@ prom_time(struct obuf *o, int64_t ms)
 	OUT_LIT(o, "\n");
 }
 
-void
-status_prom_print(struct status_walk *w)
+/* The state and the counters. */
+static void
+prom_counters(struct status_walk *w)
 {
 	static const enum cb_outcome	 outs[] = { OUTCOME_SUCCESS,
 	    OUTCOME_FAILURE, OUTCOME_IGNORED, OUTCOME_INTERRUPTED,
@@ -205,6 +206,16 @@ status_prom_print(struct status_walk *w)
 			prom_u64(o, pr->trans[s]);
 		}
 	}
+}
+
+/* The gauges besides the state. */
+static void
+prom_gauges(struct status_walk *w)
+{
+	struct obuf			*o = w->ob;
+	const struct status_prow	*pr;
+	size_t				 i;
+
 	prom_family(o, "cbexec_consecutive_failures", "gauge",
 	    "Failures in a row since the last success.");
 	for (i = 0; i < w->nprows; i++) {
@@ -253,6 +264,13 @@ status_prom_print(struct status_walk *w)
 		    NULL);
 		prom_time(o, pr->last_run_ms);
 	}
+}
+
+void
+status_prom_print(struct status_walk *w)
+{
+	prom_counters(w);
+	prom_gauges(w);
 }
 
 void

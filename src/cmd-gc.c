@@ -137,7 +137,8 @@ const struct cmd_entry cmd_gc_entry = {
 	"      --dry-run  print what would be removed; remove nothing\n"
 	"Removes closed breakers not used (run, check, acquire, release,\n"
 	"reset, trip) for D and prints their names, one a line.  Open and\n"
-	"half-open breakers are never removed.\n",
+	"half-open breakers are never removed, nor one whose run slot a live\n"
+	"holder has.  A run in flight whose breaker went makes it anew.\n",
 	{ gc_grammar, 0, 0, 0, NULL },
 	0,
 	NULL,

@@ -73,7 +73,7 @@ config_defaults(struct cb_config *cfg)
 {
 	memset(cfg, 0, sizeof *cfg);
 	cfg->state_mode = 0600;
-	cfg->sync = SYNC_FULL;
+	cfg->sync = SYNC_META;
 	cfg->max_breakers = 100000;
 	cfg->on_store_error = STORE_ERROR_OPEN;
 	cfg->log = CB_LOG_SYSLOG;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "policy.h"
+#include "preset.h"
 #include "unit.h"
 
 #define NELEM(a)	(sizeof (a) / sizeof (a)[0])
@@ -223,6 +224,17 @@ test_keys(void)
 		CHECK_EQ(policy_key_lookup(policy_key_name(k)), k);
 	CHECK(policy_key_name(PK_COUNT) == NULL);
 	CHECK_STR(policy_key_name(PK_TRIP_MIN_CALLS), "trip.min_calls");
+	/* Every key says what it does, in one line. */
+	for (k = 0; k < PK_COUNT; k++) {
+		CHECK(policy_key_help(k) != NULL &&
+		    policy_key_help(k)[0] != '\0' &&
+		    strchr(policy_key_help(k), '\n') == NULL);
+	}
+	CHECK(policy_key_help(PK_COUNT) == NULL);
+	CHECK(policy_key_help((enum policy_key)-1) == NULL);
+	/* The code classes' keys follow each other in class order. */
+	CHECK_EQ(policy_class_key(POLICY_CLASS_FAILURE), PK_FAILURE_CODES);
+	CHECK_EQ(policy_class_key(POLICY_CLASS_IGNORE), PK_IGNORE_CODES);
 }
 
 static void
@@ -260,6 +272,7 @@ test_defaults(void)
 	};
 	struct policy_builder	b;
 	struct cb_policy	p;
+	struct cb_codeset	def;
 	struct cb_err		err;
 	char			buf[512];
 	size_t			i;
@@ -301,6 +314,13 @@ test_defaults(void)
 		CHECK_STR(buf, shown[i].out);
 		CHECK_STR(b.origin[shown[i].key], "built-in");
 	}
+	def = policy_default_class(POLICY_CLASS_FAILURE);
+	CHECK(codeset_eq(&def, &p.failure_codes));
+	def = policy_default_class(POLICY_CLASS_SUCCESS);
+	CHECK(codeset_eq(&def, &p.success_codes));
+	def = policy_default_class(POLICY_CLASSES);
+	for (k = 0; k < 256; k++)
+		CHECK(!codeset_has(&def, k));
 }
 
 /* One policy_set through the command line (every value a string). */
@@ -636,7 +656,7 @@ test_classes(void)
 	struct cb_err		 err;
 	struct cb_codeset	 want;
 	char			 buf[1024];
-	const char *const	*name;
+	const char		*name;
 	int			 n;
 
 	/* The curl preset: 7 fails, 22 is the job's own, 0 succeeds. */
@@ -757,15 +777,16 @@ test_classes(void)
 	CHECK_STR(buf, "\"none\"");
 
 	/* Every preset is accepted and has disjoint classes. */
-	for (n = 0, name = policy_presets; *name != NULL; name++, n++) {
+	for (n = 0; (name = preset_name(n)) != NULL; n++) {
+		CHECK_EQ(preset_lookup(name), n);
 		policy_init(&b);
-		CHECK_EQ(set_cli(&b, PK_PRESET, *name, &err), 0);
+		CHECK_EQ(set_cli(&b, PK_PRESET, name, &err), 0);
 		CHECK_EQ(policy_finish(&b, &p, &err), 0);
 		CHECK(disjoint(&p));
 		CHECK(codeset_has(&p.success_codes, 0));
 		policy_format(&b, PK_PRESET, buf, sizeof buf);
-		CHECK(strlen(buf) == strlen(*name) + 2 &&
-		    strncmp(buf + 1, *name, strlen(*name)) == 0);
+		CHECK(strlen(buf) == strlen(name) + 2 &&
+		    strncmp(buf + 1, name, strlen(name)) == 0);
 	}
 	CHECK_EQ(n, 6);
 	policy_init(&b);

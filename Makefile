@@ -107,7 +107,7 @@ endif
 
 # The pure core: links without -llmdb or -lconfig (the unit tests prove it).
 PURE	= util units preset policy policy-finish record breaker classify name
-IO	= clock config store-lmdb store-redis spawn cmd cmd-admin cmd-run \
+IO	= clock config store-lmdb store-redis spawn spawn-child cmd cmd-admin cmd-run \
 	  cmd-check cmd-status cmd-reset cmd-trip cmd-forget cmd-gc cmd-help \
 	  cmd-acquire cmd-release cmd-config cbexec
 OBJS	= $(PURE:%=$(B)/%.o) $(IO:%=$(B)/%.o)

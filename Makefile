@@ -107,7 +107,8 @@ endif
 
 # The pure core: links without -llmdb or -lconfig (the unit tests prove it).
 PURE	= util units preset policy policy-finish record breaker classify name
-IO	= clock config store-lmdb store-redis spawn spawn-child cmd cmd-admin cmd-run \
+IO	= clock config statefile store-lmdb store-lmdb-open store-lmdb-evict \
+	  store-redis spawn spawn-child cmd cmd-admin cmd-run \
 	  cmd-check cmd-status cmd-reset cmd-trip cmd-forget cmd-gc cmd-help \
 	  cmd-acquire cmd-release cmd-config cbexec
 OBJS	= $(PURE:%=$(B)/%.o) $(IO:%=$(B)/%.o)
@@ -245,8 +246,10 @@ BENCHFLAGS = -Isrc $(filter-out -fsanitize=%,$(ALL_CFLAGS) $(ALL_LDFLAGS))
 $(B)/bench-floor: bench/floor.c Makefile | $(B)
 	$(CC) $(BENCHFLAGS) -o $@ $< $(LDLIBS)
 
-$(B)/bench-gen: bench/gen.c Makefile $(B)/store-lmdb.o $(B)/record.o $(B)/util.o
-	$(CC) $(BENCHFLAGS) -o $@ $< $(B)/store-lmdb.o \
+LMDBOBJS = $(B)/store-lmdb.o $(B)/store-lmdb-open.o $(B)/store-lmdb-evict.o \
+	   $(B)/statefile.o
+$(B)/bench-gen: bench/gen.c Makefile $(LMDBOBJS) $(B)/record.o $(B)/util.o
+	$(CC) $(BENCHFLAGS) -o $@ $< $(LMDBOBJS) \
 	    $(B)/record.o $(B)/util.o $(LDLIBS)
 
 bench: $(B)/cbexec $(B)/bench-floor $(B)/bench-gen

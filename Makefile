@@ -106,9 +106,11 @@ $(file >$(B)/.flags,$(FLAGS_NOW))
 endif
 
 # The pure core: links without -llmdb or -lconfig (the unit tests prove it).
-PURE	= util units preset policy policy-finish record breaker classify name
-IO	= clock config statefile store-lmdb store-lmdb-open store-lmdb-evict \
-	  store-redis spawn spawn-child cmd cmd-admin cmd-run \
+PURE	= util units preset policy policy-finish record breaker classify name \
+	  hint
+IO	= clock config config-layer conftext statefile store-lmdb \
+	  store-lmdb-open store-lmdb-evict store-redis spawn spawn-child \
+	  cmd cmd-admin cmd-run \
 	  cmd-check cmd-status cmd-reset cmd-trip cmd-forget cmd-gc cmd-help \
 	  cmd-acquire cmd-release cmd-config cbexec
 OBJS	= $(PURE:%=$(B)/%.o) $(IO:%=$(B)/%.o)
@@ -313,7 +315,8 @@ $(FB)/%.o: src/%.c | $(FB)
 $(FB)/fuzz-%.o: tests/fuzz/fuzz-%.c | $(FB)
 	$(FUZZCC) $(FUZZFLAGS) -MMD -MP -c -o $@ $<
 
-$(FB)/fuzz-config: $(FB)/fuzz-config.o $(FB)/config.o $(FUZZ_PURE)
+$(FB)/fuzz-config: $(FB)/fuzz-config.o $(FB)/config.o $(FB)/config-layer.o \
+    $(FB)/conftext.o $(FUZZ_PURE)
 	$(FUZZCC) $(FUZZFLAGS) -o $@ $^ $(shell pkg-config --libs libconfig) -lm
 
 $(FB)/fuzz-%: $(FB)/fuzz-%.o $(FUZZ_PURE)

@@ -597,6 +597,20 @@ policy_init(struct policy_builder *b)
 }
 
 int
+policy_check(enum policy_key k, const struct policy_value *v,
+    struct cb_err *err)
+{
+	union key_val	val;
+
+	if ((int)k < 0 || k >= PK_COUNT) {
+		err_set(err, "unknown policy key %d", (int)k);
+		return -1;
+	}
+	memset(&val, 0, sizeof val);
+	return types[keys[k].type].parse(&keys[k], v, &val, err);
+}
+
+int
 policy_set(struct policy_builder *b, enum policy_key k,
     const struct policy_value *v, enum policy_layer layer,
     const char *origin, struct cb_err *err)

@@ -193,6 +193,11 @@ int	policy_set(struct policy_builder *, enum policy_key,
 	    const struct policy_value *, enum policy_layer, const char *origin,
 	    struct cb_err *);
 
+/* Whether policy_set would accept value for key, without setting it: 0,
+ * or -1 with the same message in err. */
+int	policy_check(enum policy_key, const struct policy_value *,
+	    struct cb_err *);
+
 /*
  * Resolve the code classes (SPEC section 3) and check cross-key
  * constraints.  On an overlap between two explicit classes of one layer,

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "hint.h"
 #include "policy.h"
 #include "preset.h"
 #include "unit.h"
@@ -331,6 +332,60 @@ set_cli(struct policy_builder *b, enum policy_key k, const char *s,
 	struct policy_value	v = { PV_STRING, 0, 0, s, 1 };
 
 	return policy_set(b, k, &v, LAYER_CLI, "command line", err);
+}
+
+/* hint.c, which suggests the policy key meant by a misspelt one. */
+static void
+test_hint(void)
+{
+	static const char *const known[] = {
+		"open_timeout", "max_open_timeout", "timeout", "trip", NULL
+	};
+	struct hint	h;
+	size_t		i;
+	char		longname[80];
+
+	CHECK_EQ(hint_distance("open_timout", "open_timeout"), 1);
+	CHECK_EQ(hint_distance("open-timeout", "open_timeout"), 0);
+	CHECK_EQ(hint_distance("tirp", "trip"), 1);	/* a swap */
+	CHECK_EQ(hint_distance("", "abc"), 3);
+	memset(longname, 'a', sizeof longname - 1);
+	longname[sizeof longname - 1] = '\0';
+	CHECK(hint_distance(longname, "a") == SIZE_MAX);
+
+	hint_init(&h);
+	for (i = 0; known[i] != NULL; i++)
+		hint_offer(&h, "open_timout", known[i]);
+	CHECK_STR(hint_best(&h, "open_timout"), "open_timeout");
+	/* Too far, and too short for two edits to mean anything. */
+	hint_init(&h);
+	for (i = 0; known[i] != NULL; i++)
+		hint_offer(&h, "zzzzzzzz", known[i]);
+	CHECK(hint_best(&h, "zzzzzzzz") == NULL);
+	hint_init(&h);
+	hint_offer(&h, "tr", "trip");
+	CHECK(hint_best(&h, "tr") == NULL);
+	hint_init(&h);
+	CHECK(hint_best(&h, "x") == NULL);
+}
+
+/* policy_check: policy_set's verdict and message, nothing set. */
+static void
+test_check(void)
+{
+	struct policy_value	good = { PV_INT, 7, 0, NULL, 0 };
+	struct policy_value	bad = { PV_STRING, 0, 0, "x", 0 };
+	struct cb_err		err, err2;
+	struct policy_builder	b;
+
+	CHECK_EQ(policy_check(PK_TRIP_FAILURES, &good, &err), 0);
+	CHECK_EQ(policy_check(PK_TRIP_FAILURES, &bad, &err), -1);
+	policy_init(&b);
+	CHECK_EQ(policy_set(&b, PK_TRIP_FAILURES, &bad, LAYER_DEFAULTS, "f:1",
+	    &err2), -1);
+	CHECK_STR(err.msg, err2.msg);
+	CHECK_EQ(policy_check(PK_COUNT, &good, &err), -1);
+	CHECK(strncmp(err.msg, "unknown policy key ", 19) == 0);
 }
 
 /* One policy_set from a config file layer. */
@@ -874,6 +929,8 @@ test_policy(void)
 	test_parse_codes();
 	test_keys();
 	test_defaults();
+	test_check();
+	test_hint();
 	test_set_errors();
 	test_set_values();
 	test_layers();

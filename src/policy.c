@@ -570,30 +570,50 @@ default_of(enum policy_key k, union key_val *v)
 	return types[keys[k].type].parse(&keys[k], &pv, v, NULL);
 }
 
+/*
+ * The built-in builder, parsed from keys[] once per process (every
+ * invocation starts one or more policies from it).  Not for threads.
+ */
+static const struct policy_builder *
+builtin(void)
+{
+	static struct policy_builder	b;
+	static int			done;
+	union key_val			v;
+	int				i;
+
+	if (done)
+		return &b;
+	memset(&b, 0, sizeof b);
+	for (i = 0; i < PK_COUNT; i++) {
+		if (default_of((enum policy_key)i, &v) == 0)
+			types[keys[i].type].store(field_of(&b, &keys[i]), &v);
+		b.origin[i] = builtin_origin;
+		b.layer[i] = LAYER_BUILTIN;
+	}
+	done = 1;
+	return &b;
+}
+
 struct cb_codeset
 policy_default_class(int cls)
 {
-	union key_val	v;
+	struct cb_codeset	s;
+	const struct key_def	*d;
 
-	if (cls < 0 || cls >= POLICY_CLASSES ||
-	    default_of(policy_class_key(cls), &v) != 0)
-		memset(&v, 0, sizeof v);
-	return v.codes;
+	if (cls < 0 || cls >= POLICY_CLASSES) {
+		memset(&s, 0, sizeof s);
+		return s;
+	}
+	d = &keys[policy_class_key(cls)];
+	memcpy(&s, (const char *)builtin() + d->off, sizeof s);
+	return s;
 }
 
 void
 policy_init(struct policy_builder *b)
 {
-	union key_val	v;
-	int		i;
-
-	memset(b, 0, sizeof *b);
-	for (i = 0; i < PK_COUNT; i++) {
-		if (default_of((enum policy_key)i, &v) == 0)
-			types[keys[i].type].store(field_of(b, &keys[i]), &v);
-		b->origin[i] = builtin_origin;
-		b->layer[i] = LAYER_BUILTIN;
-	}
+	*b = *builtin();
 }
 
 int

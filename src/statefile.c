@@ -190,7 +190,8 @@ statefile_open(const char *path, const char *what, int flags, int create,
 	}
 	if (fd == -1) {
 		e = errno;
-		if (e == ELOOP && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
+		if (e == ELOOP && lstat(path, &lst) == 0 &&
+		    S_ISLNK(lst.st_mode))
 			err_set(err, "state %s '%s' is a symbolic link; "
 			    "refusing to follow it", what, path);
 		else

@@ -195,7 +195,8 @@ lmdb_open_files(struct store_lmdb *sl, const struct store_opts *opts,
 
 	if (!exists) {
 		omask = umask(0);
-		rc = statefile_make_parents(f->path, statefile_dir_mode(mode), err);
+		rc = statefile_make_parents(f->path, statefile_dir_mode(mode),
+		    err);
 		umask(omask);
 		if (rc != 0)
 			return -1;

@@ -106,11 +106,13 @@ $(file >$(B)/.flags,$(FLAGS_NOW))
 endif
 
 # The pure core: links without -llmdb or -lconfig (the unit tests prove it).
-PURE	= util policy record breaker classify name token
-IO	= clock config store-lmdb store-redis spawn cmd ctx call hook \
-	  cmd-admin cmd-run cmd-check status status-text status-json \
-	  status-prom out cmd-reset cmd-trip cmd-forget cmd-gc cmd-help \
-	  cmd-acquire cmd-release cmd-config cbexec
+PURE	= util units preset policy policy-finish record breaker classify name \
+	  hint token
+IO	= clock config config-layer conftext statefile store-lmdb \
+	  store-lmdb-open store-lmdb-evict store-redis spawn spawn-child \
+	  cmd ctx call hook cmd-admin cmd-run cmd-check status status-text \
+	  status-json status-prom out cmd-reset cmd-trip cmd-forget cmd-gc \
+	  cmd-help cmd-acquire cmd-release cmd-config cbexec
 # The Redis store's URL parser (pure) and deadline-bound name lookup.
 PURE	+= redis-url
 IO	+= resolve
@@ -256,8 +258,10 @@ BENCHFLAGS = -Isrc $(filter-out -fsanitize=%,$(ALL_CFLAGS) $(ALL_LDFLAGS))
 $(B)/bench-floor: bench/floor.c Makefile | $(B)
 	$(CC) $(BENCHFLAGS) -o $@ $< $(LDLIBS)
 
-$(B)/bench-gen: bench/gen.c Makefile $(B)/store-lmdb.o $(B)/record.o $(B)/util.o
-	$(CC) $(BENCHFLAGS) -o $@ $< $(B)/store-lmdb.o \
+LMDBOBJS = $(B)/store-lmdb.o $(B)/store-lmdb-open.o $(B)/store-lmdb-evict.o \
+	   $(B)/statefile.o
+$(B)/bench-gen: bench/gen.c Makefile $(LMDBOBJS) $(B)/record.o $(B)/util.o
+	$(CC) $(BENCHFLAGS) -o $@ $< $(LMDBOBJS) \
 	    $(B)/record.o $(B)/util.o $(LDLIBS)
 
 bench: $(B)/cbexec $(B)/bench-floor $(B)/bench-gen
@@ -321,7 +325,8 @@ $(FB)/%.o: src/%.c | $(FB)
 $(FB)/fuzz-%.o: tests/fuzz/fuzz-%.c | $(FB)
 	$(FUZZCC) $(FUZZFLAGS) -MMD -MP -c -o $@ $<
 
-$(FB)/fuzz-config: $(FB)/fuzz-config.o $(FB)/config.o $(FUZZ_PURE)
+$(FB)/fuzz-config: $(FB)/fuzz-config.o $(FB)/config.o $(FB)/config-layer.o \
+    $(FB)/conftext.o $(FUZZ_PURE)
 	$(FUZZCC) $(FUZZFLAGS) -o $@ $^ $(shell pkg-config --libs libconfig) -lm
 
 $(FB)/fuzz-%: $(FB)/fuzz-%.o $(FUZZ_PURE)

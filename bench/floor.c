@@ -7,8 +7,9 @@
  * refusal.  No config, no policy, no signal handling, no process group:
  * only what the storage and the process model force on every breaker.  The
  * environment is opened with the flags cbexec uses (MDB_NOSUBDIR,
- * MDB_NOTLS, and the sync mode), and the record is as big as a closed
- * breaker's (RECSIZE bytes), so the two do the same disk work.
+ * MDB_NOTLS, and the sync mode, meta unless -S says otherwise, as cbexec's
+ * default), and the record is as big as a closed breaker's (RECSIZE bytes),
+ * so the two do the same disk work.
  *
  *	floor [-n] [-S full|meta|none] STATE NAME [COMMAND [ARG...]]
  */
@@ -71,6 +72,7 @@ main(int argc, char **argv)
 	MDB_txn		*txn;
 	MDB_dbi		 dbi;
 	unsigned int	 flags = MDB_NOSUBDIR | MDB_NOTLS;
+	unsigned int	 sync = MDB_NOMETASYNC;	/* cbexec's default */
 	pid_t		 pid;
 	int		 ch, rc, noexec = 0, status = 0;
 
@@ -81,10 +83,12 @@ main(int argc, char **argv)
 			break;
 		case 'S':
 			if (strcmp(optarg, "meta") == 0)
-				flags |= MDB_NOMETASYNC;
+				sync = MDB_NOMETASYNC;
 			else if (strcmp(optarg, "none") == 0)
-				flags |= MDB_NOSYNC;
-			else if (strcmp(optarg, "full") != 0)
+				sync = MDB_NOSYNC;
+			else if (strcmp(optarg, "full") == 0)
+				sync = 0;
+			else
 				goto usage;
 			break;
 		default:
@@ -98,7 +102,7 @@ main(int argc, char **argv)
 
 	if ((rc = mdb_env_create(&env)) != 0)
 		die("mdb_env_create", rc);
-	if ((rc = mdb_env_open(env, argv[0], flags, 0600)) != 0)
+	if ((rc = mdb_env_open(env, argv[0], flags | sync, 0600)) != 0)
 		die(argv[0], rc);
 	if ((rc = mdb_txn_begin(env, NULL, MDB_RDONLY, &txn)) != 0 ||
 	    (rc = mdb_dbi_open(txn, NULL, 0, &dbi)) != 0 ||

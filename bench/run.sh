@@ -55,7 +55,8 @@ trap cleanup EXIT
 rm -rf "${D:?}"/*
 
 # No user or system config is found unless a command names one with -c:
-# the default run is the one most cron lines make.
+# the default run is the one most cron lines make, at the default sync
+# (meta), and the floor without -S uses the same.
 export HOME=$D/home
 unset XDG_CONFIG_HOME XDG_STATE_HOME CBEXEC_CONFIG CBEXEC_STATE CBEXEC_DISABLE
 mkdir -p "$HOME"
@@ -304,9 +305,9 @@ row() {	# row LABEL NAME [BASE]
 }
 row "/bin/true" true
 row "timeout 60 /bin/true" timeout
-row "floor: open, txn, fork/exec, txn" floor
+row "floor: open, txn, fork/exec, txn (meta)" floor
 row "floor without exec: open, txn, txn" floor_noexec
-row "cbexec run, closed (no config)" closed floor
+row "cbexec run, closed (no config: sync = meta)" closed floor
 row "cbexec run, refused (open)" refused floor_noexec
 for m in full meta none; do
 	row "cbexec run, closed, sync = $m (-c)" "closed_$m" "floor_$m"
@@ -347,8 +348,10 @@ printf ' contention/floor=%s scale_1M/scale_10=%s new_1M/new_10=%s' \
 printf ' status_1M/mdb_dump=%s bytes_per_breaker=%s rss/timeout=%s' \
     "$(ratio "${M[status_json]}" "${M[mdb_dump]}")" "$BPB" \
     "$(ratio "$RSS_CB" "$RSS_TO")"
-printf ' floor_1M/floor_10=%s closed_none/timeout=%s fleet/closed=%s\n' \
+printf ' floor_1M/floor_10=%s closed_full/timeout=%s closed_none/timeout=%s' \
     "$(ratio "${M[floor_big]}" "${M[floor_10]}")" \
-    "$(ratio "${M[closed_none]}" "${M[timeout]}")" \
+    "$(ratio "${M[closed_full]}" "${M[timeout]}")" \
+    "$(ratio "${M[closed_none]}" "${M[timeout]}")"
+printf ' fleet/closed=%s\n' \
     "$([ ${#FLEET[@]} -gt 0 ] && ratio "${M[fleet]}" "${M[closed]}" ||
     echo -)"

@@ -826,17 +826,6 @@ breaker_policy(const struct cb_record *r, const struct cb_policy *base,
 	return 1;
 }
 
-const char *
-breaker_preset_name(int i)
-{
-	int	n;
-
-	for (n = 0; policy_presets[n] != NULL; n++)
-		if (n == i)
-			return policy_presets[n];
-	return NULL;
-}
-
 void
 breaker_trip(struct cb_record *r, const struct cb_policy *p,
     const struct cb_env *env, int64_t for_ms, const char *reason,

@@ -191,10 +191,6 @@ int	breaker_slot_live(const struct cb_slot *, const struct cb_env *);
 int	breaker_policy(const struct cb_record *, const struct cb_policy *base,
 	    struct cb_policy *out);
 
-/* The name of preset index i (a snapshot's), or NULL for -1 or an index
- * this cbexec does not know. */
-const char	*breaker_preset_name(int);
-
 /*
  * Manual trip: open r for for_ms (0: the current cool-down) whatever its
  * state, leaving the backoff state as it was.  Manual reset: close r,

@@ -1,8 +1,9 @@
 /*
  * config.h: the libconfig file (SPEC section 4) turned into plain data.
- * config.c is the only file that includes libconfig.h.  The whole file is
- * validated when it is loaded, every `breakers` entry included, so that a
- * mistake is reported on the first run rather than when a rare NAME appears.
+ * config.c and config-layer.c are the only files that include libconfig.h.
+ * The whole file is validated when it is loaded, every `breakers` entry
+ * included, so that a mistake is reported on the first run rather than
+ * when a rare NAME appears.
  */
 #ifndef CBEXEC_CONFIG_H
 #define CBEXEC_CONFIG_H

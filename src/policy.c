@@ -1,48 +1,70 @@
 /*
- * policy.c: the per-breaker policy of SPEC section 3.  One table lists every
- * key with its type and range; policy_set() validates a value against it for
- * both the config file and the command line, so a value means the same
- * wherever it is written.  The presets' exit code tables live here too, each
- * taken from its tool's own manual.  Pure: no I/O and no libconfig.
+ * policy.c: the per-breaker policy of SPEC section 3.  One table, keys[],
+ * says each key once: its name, its type, where its value lives, its
+ * default as the config file spells it, its range or names, and a line of
+ * help.  policy_init() parses the defaults through the same code as
+ * everything else, policy_set() validates a value for both the config file
+ * and the command line, so a value means the same wherever it is written,
+ * and policy_format() prints it back for `config show`; none of them names
+ * a key.  The spellings themselves (durations, code lists, numbers) are
+ * units.c's, the presets' tables preset.c's, and policy_finish() with the
+ * code classes is policy-finish.c's.  Pure: no I/O and no libconfig.
  */
-#include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "policy.h"
+#include "preset.h"
 
-/* Durations are capped at 100 years (of 365.25 days), in milliseconds. */
-#define MS_SECOND	1000LL
-#define MS_MINUTE	(60 * MS_SECOND)
-#define MS_HOUR		(60 * MS_MINUTE)
-#define MS_DAY		(24 * MS_HOUR)
-#define MAX_MS		(36525 * MS_DAY)
+#define MS_SECOND	UNITS_MS_SECOND
+#define MAX_MS		UNITS_MAX_MS
+#define SHOW_MAX	UNITS_SHOW_MAX
 
-/* How much of a bad value an error message repeats. */
-#define SHOW_MAX	80
-
+/*
+ * How a key's value is read, stored and printed: types[] below holds one
+ * entry of functions per type, so a new type (an argv list of strings, say,
+ * stored as a char ** the config owns) is one entry there, one union
+ * member here and its keys in keys[].
+ */
 enum key_type {
-	KT_ENUM,
-	KT_INT,
-	KT_FLOAT,
-	KT_DURATION,
-	KT_CODES,
-	KT_PRESET
+	KT_ENUM,	/* a name of names[], stored as an enum (an int) */
+	KT_U32,		/* an integer lo..hi, stored as a uint32_t */
+	KT_INT,		/* an integer lo..hi, stored as an int */
+	KT_FLOAT,	/* a number flo..fhi, stored as a double */
+	KT_DURATION,	/* lo..hi ms (hi 0: no cap), stored as an int64_t */
+	KT_CODES,	/* an exit code list, stored as a struct cb_codeset */
+	KT_PRESET,	/* a preset name or "none", stored as an int (-1) */
+	KT_COUNT
+};
+
+/* A value parsed for its key, before policy_set decides to keep it. */
+union key_val {
+	long long		n;	/* KT_ENUM, KT_U32, KT_INT, KT_PRESET */
+	double			f;	/* KT_FLOAT */
+	int64_t			ms;	/* KT_DURATION */
+	struct cb_codeset	codes;	/* KT_CODES */
 };
 
 struct key_def {
 	const char		*name;
 	enum key_type		 type;
-	long long		 lo;	/* KT_INT; KT_DURATION: least ms */
-	long long		 hi;	/* KT_INT; KT_DURATION: most ms, 0: none */
+	size_t			 off;	/* in struct policy_builder */
+	const char		*def;	/* the default, as -o would spell it */
+	long long		 lo;	/* KT_U32, KT_INT; KT_DURATION: ms */
+	long long		 hi;	/* the most; KT_DURATION 0: none */
 	double			 flo;	/* KT_FLOAT */
 	double			 fhi;
 	int			 flo_open;	/* flo itself is not allowed */
-	const char *const	*names;	/* KT_ENUM */
+	const char *const	*names;	/* KT_ENUM, in the enum's order */
 	int			 none;	/* KT_DURATION: 0 is spelt "none" */
+	const char		*help;
 };
+
+/* Where a value of the effective policy lives in the builder. */
+#define P(field)	offsetof(struct policy_builder, p.field)
 
 static const char *const trip_names[] = {
 	"consecutive", "rate", "time", NULL
@@ -54,112 +76,81 @@ static const char *const on_open_names[] = {
 	"fail", "skip", NULL
 };
 
+/* In the order of enum policy_key, which is `config show`'s. */
 static const struct key_def keys[PK_COUNT] = {
-	[PK_TRIP_POLICY] = { "trip.policy", KT_ENUM, .names = trip_names },
-	[PK_TRIP_FAILURES] = { "trip.failures", KT_INT, 1,
-	    POLICY_MAX_FAILURES },
-	[PK_TRIP_PERIOD] = { "trip.period", KT_DURATION, 1 },
-	[PK_TRIP_WINDOW] = { "trip.window", KT_INT, 1, POLICY_MAX_WINDOW },
-	[PK_TRIP_MIN_CALLS] = { "trip.min_calls", KT_INT, 1,
-	    POLICY_MAX_WINDOW },
+	[PK_TRIP_POLICY] = { "trip.policy", KT_ENUM, P(trip_policy),
+	    "consecutive", .names = trip_names,
+	    .help = "what trips the breaker: consecutive, rate or time" },
+	[PK_TRIP_FAILURES] = { "trip.failures", KT_U32, P(trip_failures), "5",
+	    1, POLICY_MAX_FAILURES,
+	    .help = "failures in a row (consecutive) or within trip.period "
+	    "(time) that open" },
+	[PK_TRIP_PERIOD] = { "trip.period", KT_DURATION, P(trip_period_ms),
+	    "1m", 1, .help = "the time policy's sliding window" },
+	[PK_TRIP_WINDOW] = { "trip.window", KT_U32, P(trip_window), "20",
+	    1, POLICY_MAX_WINDOW,
+	    .help = "the rate policy's window: the last N calls" },
+	[PK_TRIP_MIN_CALLS] = { "trip.min_calls", KT_U32, P(trip_min_calls),
+	    "10", 1, POLICY_MAX_WINDOW,
+	    .help = "no rate verdict below this many calls in the window" },
 	[PK_TRIP_FAILURE_RATE] = { "trip.failure_rate", KT_FLOAT,
-	    .flo = 0, .fhi = 1, .flo_open = 1 },
-	[PK_OPEN_TIMEOUT] = { "open_timeout", KT_DURATION, 1 },
-	[PK_MAX_OPEN_TIMEOUT] = { "max_open_timeout", KT_DURATION, 1 },
-	[PK_BACKOFF] = { "backoff", KT_FLOAT, .flo = 1, .fhi = 100 },
-	[PK_JITTER] = { "jitter", KT_FLOAT, .flo = 0, .fhi = 1 },
-	[PK_HALF_OPEN_MAX_CALLS] = { "half_open_max_calls", KT_INT, 1,
-	    POLICY_MAX_PROBES },
-	[PK_PROBE_LEASE] = { "probe_lease", KT_DURATION, 1 },
-	[PK_TIMEOUT] = { "timeout", KT_DURATION, 0, .none = 1 },
-	[PK_KILL_AFTER] = { "kill_after", KT_DURATION, 0 },
-	[PK_FAILURE_CODES] = { "failure_codes", KT_CODES },
-	[PK_SUCCESS_CODES] = { "success_codes", KT_CODES },
-	[PK_IGNORE_CODES] = { "ignore_codes", KT_CODES },
-	[PK_PRESET] = { "preset", KT_PRESET },
-	[PK_TIMEOUT_IS] = { "timeout_is", KT_ENUM, .names = verdict_names },
-	[PK_SIGNAL_IS] = { "signal_is", KT_ENUM, .names = verdict_names },
-	[PK_SLOW_CALL] = { "slow_call", KT_DURATION, 0, .none = 1 },
-	[PK_ON_OPEN] = { "on_open", KT_ENUM, .names = on_open_names },
-	[PK_OPEN_EXIT_CODE] = { "open_exit_code", KT_INT, 0, 255 },
-	[PK_RETRIES] = { "retries", KT_INT, 0, POLICY_MAX_RETRIES },
-	[PK_RETRY_DELAY] = { "retry_delay", KT_DURATION, 0,
-	    POLICY_MAX_RETRY_DELAY },
+	    P(trip_failure_rate), "0.5", .flo = 0, .fhi = 1, .flo_open = 1,
+	    .help = "the rate policy opens at failures/calls >= this" },
+	[PK_OPEN_TIMEOUT] = { "open_timeout", KT_DURATION,
+	    P(open_timeout_ms), "1m", 1, .help = "the first cool-down" },
+	[PK_MAX_OPEN_TIMEOUT] = { "max_open_timeout", KT_DURATION,
+	    P(max_open_timeout_ms), "10m", 1,
+	    .help = "the cap of the backed-off cool-down" },
+	[PK_BACKOFF] = { "backoff", KT_FLOAT, P(backoff), "2.0", .flo = 1,
+	    .fhi = 100,
+	    .help = "the cool-down's multiplier at each failed probe" },
+	[PK_JITTER] = { "jitter", KT_FLOAT, P(jitter), "0.0", .flo = 0,
+	    .fhi = 1, .help = "the share of the cool-down drawn at random" },
+	[PK_HALF_OPEN_MAX_CALLS] = { "half_open_max_calls", KT_U32,
+	    P(half_open_max_calls), "1", 1, POLICY_MAX_PROBES,
+	    .help = "concurrent probes; that many successes close" },
+	[PK_PROBE_LEASE] = { "probe_lease", KT_DURATION, P(probe_lease_ms),
+	    "1h", 1, .help = "the lease of a probe with no timeout" },
+	[PK_TIMEOUT] = { "timeout", KT_DURATION, P(timeout_ms), "none", 0,
+	    .none = 1, .help = "the per-run timeout" },
+	[PK_KILL_AFTER] = { "kill_after", KT_DURATION, P(kill_after_ms),
+	    "10s", 0,
+	    .help = "SIGKILL this long after the timeout's SIGTERM; 0 never" },
+	[PK_FAILURE_CODES] = { "failure_codes", KT_CODES, P(failure_codes),
+	    "1-255", .help = "the exit codes that are failures" },
+	[PK_SUCCESS_CODES] = { "success_codes", KT_CODES, P(success_codes),
+	    "0", .help = "the exit codes that are successes" },
+	[PK_IGNORE_CODES] = { "ignore_codes", KT_CODES, P(ignore_codes),
+	    "none", .help = "the exit codes that count as nothing" },
+	[PK_PRESET] = { "preset", KT_PRESET,
+	    offsetof(struct policy_builder, preset), "none",
+	    .help = "a well-known tool's exit code table" },
+	[PK_TIMEOUT_IS] = { "timeout_is", KT_ENUM, P(timeout_is), "failure",
+	    .names = verdict_names, .help = "what a timeout counts as" },
+	[PK_SIGNAL_IS] = { "signal_is", KT_ENUM, P(signal_is), "failure",
+	    .names = verdict_names,
+	    .help = "what a death by signal counts as" },
+	[PK_SLOW_CALL] = { "slow_call", KT_DURATION, P(slow_call_ms), "none",
+	    0, .none = 1, .help = "a success slower than this is a failure" },
+	[PK_ON_OPEN] = { "on_open", KT_ENUM, P(on_open), "fail",
+	    .names = on_open_names,
+	    .help = "a refused call: fail (exit open_exit_code) or skip "
+	    "(exit 0)" },
+	[PK_OPEN_EXIT_CODE] = { "open_exit_code", KT_INT, P(open_exit_code),
+	    "75", 0, 255, .help = "the exit status of a refused call" },
+	[PK_RETRIES] = { "retries", KT_U32, P(retries), "0", 0,
+	    POLICY_MAX_RETRIES, .help = "run --retries: retries of a failure" },
+	[PK_RETRY_DELAY] = { "retry_delay", KT_DURATION, P(retry_delay_ms),
+	    "1s", 0, POLICY_MAX_RETRY_DELAY,
+	    .help = "the first retry's delay, doubled at each retry" },
 };
 
-/* The three code classes, in the order of cls[] and cls_set[]. */
-enum { CLS_FAILURE, CLS_SUCCESS, CLS_IGNORE, CLS_COUNT };
-
-static const enum policy_key cls_key[CLS_COUNT] = {
-	PK_FAILURE_CODES, PK_SUCCESS_CODES, PK_IGNORE_CODES
-};
-
-/*
- * Presets.  Each failure class holds the codes whose documented meaning is
- * "could not reach or talk to the other side"; success is 0.  Every other
- * code means the dependency answered and the job has a problem of its own,
- * so it is left out of all three classes and counts as a success (SPEC
- * section 3).  No preset ignores anything.  cbexec.conf(5) prints these
- * tables; keep the two in step.
- */
-struct preset {
-	const char	*name;
-	const char	*cls[CLS_COUNT];	/* failure, success, ignore */
-};
-
-static const struct preset presets[] = {
-	/*
-	 * curl(1), EXIT CODES: 5 could not resolve proxy, 6 could not
-	 * resolve host, 7 failed to connect to host, 28 operation timeout,
-	 * 35 SSL connect error (handshake failed), 52 the server did not
-	 * reply anything, 55 failed sending network data, 56 failure in
-	 * receiving network data, 96 QUIC connection error, 97 proxy
-	 * handshake error.  22 (HTTP error with --fail) means the server
-	 * answered and is left to the job.
-	 */
-	{ "curl", { "5-7,28,35,52,55-56,96-97", "0", "none" } },
-	/*
-	 * wget(1), EXIT STATUS: 4 network failure.  5 (SSL verification
-	 * failure), 6 (authentication), 7 (protocol errors) and 8 (server
-	 * issued an error response) mean something answered.
-	 */
-	{ "wget", { "4", "0", "none" } },
-	/*
-	 * ssh(1), EXIT STATUS: "ssh exits with the exit status of the
-	 * remote command or with 255 if an error occurred".
-	 */
-	{ "ssh", { "255", "0", "none" } },
-	/*
-	 * rsync(1), EXIT VALUES: 5 error starting client-server protocol,
-	 * 10 error in socket I/O, 12 error in rsync protocol data stream,
-	 * 30 timeout in data send/receive, 35 timeout waiting for daemon
-	 * connection.
-	 */
-	{ "rsync", { "5,10,12,30,35", "0", "none" } },
-	/*
-	 * psql(1), Exit Status: 2 "if the connection to the server went
-	 * bad and the session was not interactive".  1 is psql's own fatal
-	 * error, 3 an error in a script with ON_ERROR_STOP.
-	 */
-	{ "psql", { "2", "0", "none" } },
-	/*
-	 * pg_isready(1), Exit Status: 1 "the server is rejecting
-	 * connections (for example during startup)", 2 "there was no
-	 * response to the connection attempt".  3 (no attempt was made,
-	 * e.g. invalid parameters) is left to the job.
-	 */
-	{ "pg_isready", { "1-2", "0", "none" } },
-};
-
-#define NPRESETS	(sizeof presets / sizeof presets[0])
-
-const char *const policy_presets[] = {
-	"curl", "wget", "ssh", "rsync", "psql", "pg_isready", NULL
-};
+/* KT_ENUM and KT_PRESET values are stored through an int. */
+_Static_assert(sizeof(enum cb_trip_policy) == sizeof(int) &&
+    sizeof(enum cb_verdict) == sizeof(int) &&
+    sizeof(enum cb_on_open) == sizeof(int), "an enum is not an int");
 
 static const char	builtin_origin[] = "built-in";
-static const char	capped_origin[] = "built-in, capped at trip.window";
-static const char	raised_origin[] = "built-in, raised to open_timeout";
 
 int
 policy_key_lookup(const char *name)
@@ -181,611 +172,16 @@ policy_key_name(enum policy_key k)
 	return keys[k].name;
 }
 
-/* A preset's table, which is a constant: parsing it cannot fail. */
-static struct cb_codeset
-preset_class(int preset, int cls)
+const char *
+policy_key_help(enum policy_key k)
 {
-	struct cb_codeset	s;
-
-	if (parse_codes(presets[preset].cls[cls], &s, NULL) != 0)
-		memset(&s, 0, sizeof s);
-	return s;
-}
-
-static struct cb_codeset
-default_class(int cls)
-{
-	struct cb_codeset	s;
-	int			c;
-
-	memset(&s, 0, sizeof s);
-	if (cls == CLS_FAILURE) {
-		for (c = 1; c <= 255; c++)
-			codeset_add(&s, c);
-	} else if (cls == CLS_SUCCESS)
-		codeset_add(&s, 0);
-	return s;
-}
-
-void
-policy_init(struct policy_builder *b)
-{
-	struct cb_policy	*p = &b->p;
-	int			 i;
-
-	memset(b, 0, sizeof *b);
-	p->trip_policy = TRIP_CONSECUTIVE;
-	p->trip_failures = 5;
-	p->trip_period_ms = 60 * MS_SECOND;
-	p->trip_window = 20;
-	p->trip_min_calls = 10;
-	p->trip_failure_rate = 0.5;
-	p->open_timeout_ms = 60 * MS_SECOND;
-	p->max_open_timeout_ms = 10 * MS_MINUTE;
-	p->backoff = 2.0;
-	p->jitter = 0.0;
-	p->half_open_max_calls = 1;
-	p->probe_lease_ms = MS_HOUR;
-	p->timeout_ms = 0;
-	p->kill_after_ms = 10 * MS_SECOND;
-	p->slow_call_ms = 0;
-	p->failure_codes = default_class(CLS_FAILURE);
-	p->success_codes = default_class(CLS_SUCCESS);
-	p->ignore_codes = default_class(CLS_IGNORE);
-	p->timeout_is = VERDICT_FAILURE;
-	p->signal_is = VERDICT_FAILURE;
-	p->on_open = ON_OPEN_FAIL;
-	p->open_exit_code = 75;
-	p->retries = 0;
-	p->retry_delay_ms = MS_SECOND;
-	p->max_concurrent = 0;
-	p->on_busy = ON_OPEN_FAIL;
-	p->preset = -1;
-
-	for (i = 0; i < PK_COUNT; i++) {
-		b->origin[i] = builtin_origin;
-		b->layer[i] = LAYER_BUILTIN;
-	}
-	b->preset = -1;
-}
-
-/* ---- parsers ----------------------------------------------------------- */
-
-static int
-is_digit(int c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static int
-is_alpha(int c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-/* Strict decimal integer: optional '-', digits, nothing else. */
-static int
-parse_llong(const char *s, long long *v)
-{
-	const char		*p = s;
-	unsigned long long	 n = 0, lim;
-	int			 neg = 0;
-
-	if (*p == '-') {
-		neg = 1;
-		p++;
-	}
-	if (!is_digit((unsigned char)*p))
-		return -1;
-	lim = neg ? (unsigned long long)INT64_MAX + 1 : INT64_MAX;
-	for (; is_digit((unsigned char)*p); p++) {
-		if (n > (lim - (unsigned)(*p - '0')) / 10)
-			return -1;
-		n = n * 10 + (unsigned)(*p - '0');
-	}
-	if (*p != '\0')
-		return -1;
-	if (neg)
-		*v = n == (unsigned long long)INT64_MAX + 1 ? INT64_MIN :
-		    -(long long)n;
-	else
-		*v = (long long)n;
-	return 0;
-}
-
-/*
- * Strict decimal number: [-+]digits[.digits][e[-+]digits], also .5 and
- * 5.; no hex, inf or nan, which strtod would take.
- */
-static int
-parse_double(const char *s, double *v)
-{
-	const char	*p = s;
-	char		*end;
-	int		 digits = 0;
-
-	if (*p == '-' || *p == '+')
-		p++;
-	for (; is_digit((unsigned char)*p); p++)
-		digits++;
-	if (*p == '.') {
-		for (p++; is_digit((unsigned char)*p); p++)
-			digits++;
-	}
-	if (digits == 0)
-		return -1;
-	if (*p == 'e' || *p == 'E') {
-		p++;
-		if (*p == '-' || *p == '+')
-			p++;
-		if (!is_digit((unsigned char)*p))
-			return -1;
-		while (is_digit((unsigned char)*p))
-			p++;
-	}
-	if (*p != '\0')
-		return -1;
-	*v = strtod(s, &end);
-	if (*end != '\0' || !isfinite(*v))
-		return -1;
-	return 0;
-}
-
-struct unit {
-	const char	*name;
-	long long	 ms;
-};
-
-static const struct unit units[] = {
-	{ "ms", 1 },
-	{ "s", MS_SECOND },
-	{ "m", MS_MINUTE },
-	{ "h", MS_HOUR },
-	{ "d", MS_DAY },
-};
-
-int
-parse_duration(const char *s, int64_t *out, struct cb_err *err)
-{
-	const char		*p = s, *num, *frac, *u;
-	unsigned long long	 ip, fnum, fden, add;
-	long long		 total = 0, unit_ms;
-	size_t			 ulen, flen, i;
-	int			 toolong = 0;
-
-	if (*s == '\0') {
-		err_set(err, "invalid duration '': empty");
-		return -1;
-	}
-	/* A bare integer is seconds. */
-	for (p = s; is_digit((unsigned char)*p); p++)
-		;
-	if (*p == '\0') {
-		for (ip = 0, p = s; *p != '\0'; p++) {
-			if (ip > (unsigned long long)MAX_MS)
-				break;
-			ip = ip * 10 + (unsigned)(*p - '0');
-		}
-		if (*p != '\0' || ip > (unsigned long long)(MAX_MS / MS_SECOND))
-			goto too_long;
-		*out = (int64_t)ip * MS_SECOND;
-		return 0;
-	}
-
-	p = s;
-	while (*p != '\0') {
-		if (*p == '-') {
-			err_set(err, "invalid duration '%.*s': negative",
-			    SHOW_MAX, s);
-			return -1;
-		}
-		num = p;
-		if (!is_digit((unsigned char)*p)) {
-			err_set(err, "invalid duration '%.*s': expected a "
-			    "number at '%.*s'", SHOW_MAX, s, SHOW_MAX, p);
-			return -1;
-		}
-		for (ip = 0; is_digit((unsigned char)*p); p++) {
-			if (ip <= (unsigned long long)MAX_MS)
-				ip = ip * 10 + (unsigned)(*p - '0');
-		}
-		frac = NULL;
-		flen = 0;
-		if (*p == '.') {
-			frac = ++p;
-			if (!is_digit((unsigned char)*p)) {
-				err_set(err, "invalid duration '%.*s': "
-				    "expected a digit after '%.*s'", SHOW_MAX,
-				    s, (int)(p - num), num);
-				return -1;
-			}
-			while (is_digit((unsigned char)*p))
-				p++;
-			flen = (size_t)(p - frac);
-			while (flen > 0 && frac[flen - 1] == '0')
-				flen--;
-		}
-		u = p;
-		while (is_alpha((unsigned char)*p))
-			p++;
-		ulen = (size_t)(p - u);
-		if (ulen == 0) {
-			err_set(err, "invalid duration '%.*s': missing unit "
-			    "after '%.*s'", SHOW_MAX, s, (int)(p - num), num);
-			return -1;
-		}
-		unit_ms = 0;
-		for (i = 0; i < sizeof units / sizeof units[0]; i++) {
-			if (strlen(units[i].name) == ulen &&
-			    strncmp(units[i].name, u, ulen) == 0)
-				unit_ms = units[i].ms;
-		}
-		if (unit_ms == 0) {
-			err_set(err, "invalid duration '%.*s': unknown unit "
-			    "'%.*s'", SHOW_MAX, s, (int)ulen, u);
-			return -1;
-		}
-		if (ip > (unsigned long long)(MAX_MS / unit_ms)) {
-			toolong = 1;
-			continue;
-		}
-		add = ip * (unsigned long long)unit_ms;
-		if (flen > 0) {
-			/* Nine decimals reach below a millisecond of a day. */
-			if (flen > 9)
-				goto too_fine;
-			for (fnum = 0, fden = 1, i = 0; i < flen; i++) {
-				fnum = fnum * 10 + (unsigned)(frac[i] - '0');
-				fden *= 10;
-			}
-			if (fnum * (unsigned long long)unit_ms % fden != 0)
-				goto too_fine;
-			add += fnum * (unsigned long long)unit_ms / fden;
-		}
-		if (add > (unsigned long long)(MAX_MS - total))
-			toolong = 1;
-		else
-			total += (long long)add;
-	}
-	if (toolong)
-		goto too_long;
-	*out = total;
-	return 0;
-
-too_fine:
-	err_set(err, "invalid duration '%.*s': finer than a millisecond",
-	    SHOW_MAX, s);
-	return -1;
-too_long:
-	err_set(err, "invalid duration '%.*s': longer than 100 years",
-	    SHOW_MAX, s);
-	return -1;
-}
-
-static const char *
-skip_blanks(const char *p)
-{
-	while (*p == ' ' || *p == '\t')
-		p++;
-	return p;
-}
-
-/* A code 0..255 at *pp; -1 when there is no number, -2 when too big. */
-static int
-parse_code(const char **pp)
-{
-	const char	*p = *pp;
-	int		 n = 0;
-
-	if (!is_digit((unsigned char)*p))
-		return -1;
-	for (; is_digit((unsigned char)*p); p++) {
-		if (n <= 255)
-			n = n * 10 + (*p - '0');
-	}
-	*pp = p;
-	return n > 255 ? -2 : n;
-}
-
-int
-parse_codes(const char *s, struct cb_codeset *out, struct cb_err *err)
-{
-	struct cb_codeset	 set;
-	const char		*p, *at;
-	int			 lo, hi, c;
-
-	memset(&set, 0, sizeof set);
-	if (strcmp(s, "none") == 0) {
-		*out = set;
-		return 0;
-	}
-	p = skip_blanks(s);
-	if (*p == '\0') {
-		err_set(err, "invalid code list '%.*s': empty (write 'none' "
-		    "for no codes)", SHOW_MAX, s);
-		return -1;
-	}
-	for (;;) {
-		p = skip_blanks(p);
-		at = p;
-		if ((lo = parse_code(&p)) == -1)
-			goto expected;
-		if (lo == -2)
-			goto range;
-		hi = lo;
-		p = skip_blanks(p);
-		if (*p == '-') {
-			p = skip_blanks(p + 1);
-			if (*p == '\0' || *p == ',') {
-				err_set(err, "invalid code list '%.*s': "
-				    "missing end of range", SHOW_MAX, s);
-				return -1;
-			}
-			at = p;
-			if ((hi = parse_code(&p)) == -1)
-				goto expected;
-			if (hi == -2)
-				goto range;
-			if (hi < lo) {
-				err_set(err, "invalid code list '%.*s': range "
-				    "%d-%d goes backwards", SHOW_MAX, s, lo,
-				    hi);
-				return -1;
-			}
-			p = skip_blanks(p);
-		}
-		for (c = lo; c <= hi; c++)
-			codeset_add(&set, c);
-		if (*p == '\0')
-			break;
-		if (*p != ',') {
-			err_set(err, "invalid code list '%.*s': unexpected "
-			    "'%c'", SHOW_MAX, s, *p);
-			return -1;
-		}
-		p++;
-	}
-	*out = set;
-	return 0;
-
-expected:
-	if (*at == '\0')
-		err_set(err, "invalid code list '%.*s': missing code after "
-		    "','", SHOW_MAX, s);
-	else
-		err_set(err, "invalid code list '%.*s': expected a code at "
-		    "'%.*s'", SHOW_MAX, s, SHOW_MAX, at);
-	return -1;
-range:
-	err_set(err, "invalid code list '%.*s': code %.*s is out of range "
-	    "0-255", SHOW_MAX, s, (int)strspn(at, "0123456789"), at);
-	return -1;
-}
-
-/* ---- formatting -------------------------------------------------------- */
-
-void
-format_duration(int64_t ms, char *buf, size_t len)
-{
-	static const struct unit order[] = {
-		{ "d", MS_DAY }, { "h", MS_HOUR }, { "m", MS_MINUTE },
-		{ "s", MS_SECOND }, { "ms", 1 }
-	};
-	uint64_t	v;
-	size_t		off = 0, i;
-	int		n;
-
-	if (len == 0)
-		return;
-	buf[0] = '\0';
-	if (ms == 0) {
-		snprintf(buf, len, "0");
-		return;
-	}
-	if (ms < 0) {
-		snprintf(buf, len, "-");
-		off = 1;
-		v = (uint64_t)0 - (uint64_t)ms;
-	} else
-		v = (uint64_t)ms;
-	for (i = 0; i < sizeof order / sizeof order[0] && v != 0; i++) {
-		if (v < (uint64_t)order[i].ms)
-			continue;
-		if (off >= len)
-			break;
-		n = snprintf(buf + off, len - off, "%llu%s",
-		    (unsigned long long)(v / (uint64_t)order[i].ms),
-		    order[i].name);
-		if (n < 0)
-			break;
-		off += (size_t)n;
-		v %= (uint64_t)order[i].ms;
-	}
-}
-
-void
-format_codes(const struct cb_codeset *s, char *buf, size_t len)
-{
-	size_t	off = 0;
-	int	c, end, n;
-
-	if (len == 0)
-		return;
-	buf[0] = '\0';
-	for (c = 0; c <= 255; c++) {
-		if (!codeset_has(s, c))
-			continue;
-		for (end = c; end < 255 && codeset_has(s, end + 1); end++)
-			;
-		if (off >= len)
-			break;
-		if (end == c)
-			n = snprintf(buf + off, len - off, "%s%d",
-			    off == 0 ? "" : ",", c);
-		else
-			n = snprintf(buf + off, len - off, "%s%d-%d",
-			    off == 0 ? "" : ",", c, end);
-		if (n < 0)
-			break;
-		off += (size_t)n;
-		c = end;
-	}
-	if (off == 0)
-		snprintf(buf, len, "none");
-}
-
-/* Shortest "%g" that reads back as the same double, always with a dot. */
-static void
-format_float(double v, char *buf, size_t len)
-{
-	int	prec;
-
-	for (prec = 1; prec <= 17; prec++) {
-		snprintf(buf, len, "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
-	if (strpbrk(buf, ".eEn") == NULL && strlen(buf) + 2 < len)
-		strcat(buf, ".0");
-}
-
-static const int64_t *
-duration_field(const struct cb_policy *p, enum policy_key k)
-{
-	switch (k) {
-	case PK_TRIP_PERIOD:
-		return &p->trip_period_ms;
-	case PK_OPEN_TIMEOUT:
-		return &p->open_timeout_ms;
-	case PK_MAX_OPEN_TIMEOUT:
-		return &p->max_open_timeout_ms;
-	case PK_PROBE_LEASE:
-		return &p->probe_lease_ms;
-	case PK_TIMEOUT:
-		return &p->timeout_ms;
-	case PK_KILL_AFTER:
-		return &p->kill_after_ms;
-	case PK_SLOW_CALL:
-		return &p->slow_call_ms;
-	case PK_RETRY_DELAY:
-		return &p->retry_delay_ms;
-	default:
-		return NULL;
-	}
-}
-
-static const struct cb_codeset *
-codes_field(const struct cb_policy *p, enum policy_key k)
-{
-	switch (k) {
-	case PK_FAILURE_CODES:
-		return &p->failure_codes;
-	case PK_SUCCESS_CODES:
-		return &p->success_codes;
-	case PK_IGNORE_CODES:
-		return &p->ignore_codes;
-	default:
-		return NULL;
-	}
-}
-
-static long long
-int_field(const struct cb_policy *p, enum policy_key k)
-{
-	switch (k) {
-	case PK_TRIP_FAILURES:
-		return p->trip_failures;
-	case PK_TRIP_WINDOW:
-		return p->trip_window;
-	case PK_TRIP_MIN_CALLS:
-		return p->trip_min_calls;
-	case PK_HALF_OPEN_MAX_CALLS:
-		return p->half_open_max_calls;
-	case PK_OPEN_EXIT_CODE:
-		return p->open_exit_code;
-	case PK_RETRIES:
-		return p->retries;
-	default:
-		return 0;
-	}
-}
-
-static double
-float_field(const struct cb_policy *p, enum policy_key k)
-{
-	switch (k) {
-	case PK_TRIP_FAILURE_RATE:
-		return p->trip_failure_rate;
-	case PK_BACKOFF:
-		return p->backoff;
-	case PK_JITTER:
-		return p->jitter;
-	default:
-		return 0;
-	}
-}
-
-static int
-enum_field(const struct cb_policy *p, enum policy_key k)
-{
-	switch (k) {
-	case PK_TRIP_POLICY:
-		return (int)p->trip_policy;
-	case PK_TIMEOUT_IS:
-		return (int)p->timeout_is;
-	case PK_SIGNAL_IS:
-		return (int)p->signal_is;
-	case PK_ON_OPEN:
-		return (int)p->on_open;
-	default:
-		return 0;
-	}
-}
-
-void
-policy_format(const struct policy_builder *b, enum policy_key k, char *buf,
-    size_t len)
-{
-	const struct key_def	*d;
-	const int64_t		*ms;
-	char			 tmp[1024];
-
-	if (len == 0)
-		return;
-	buf[0] = '\0';
 	if ((int)k < 0 || k >= PK_COUNT)
-		return;
-	d = &keys[k];
-	switch (d->type) {
-	case KT_ENUM:
-		snprintf(buf, len, "\"%s\"", d->names[enum_field(&b->p, k)]);
-		break;
-	case KT_INT:
-		snprintf(buf, len, "%lld", int_field(&b->p, k));
-		break;
-	case KT_FLOAT:
-		format_float(float_field(&b->p, k), buf, len);
-		break;
-	case KT_DURATION:
-		ms = duration_field(&b->p, k);
-		if (*ms == 0 && d->none)
-			snprintf(tmp, sizeof tmp, "none");
-		else
-			format_duration(*ms, tmp, sizeof tmp);
-		snprintf(buf, len, "\"%s\"", tmp);
-		break;
-	case KT_CODES:
-		format_codes(codes_field(&b->p, k), tmp, sizeof tmp);
-		snprintf(buf, len, "\"%s\"", tmp);
-		break;
-	case KT_PRESET:
-		snprintf(buf, len, "\"%s\"",
-		    b->preset < 0 ? "none" : presets[b->preset].name);
-		break;
-	}
+		return NULL;
+	return keys[k].help;
 }
 
-/* ---- policy_set -------------------------------------------------------- */
+/* ---- reading a value --------------------------------------------------- */
+
 
 /* The value as an error message shows it after "not ". */
 static const char *
@@ -828,8 +224,8 @@ names_list(const char *const *names, char *buf, size_t len)
 }
 
 static int
-set_enum(const struct key_def *d, const struct policy_value *v, int *out,
-    struct cb_err *err)
+set_enum(const struct key_def *d, const struct policy_value *v,
+    union key_val *out, struct cb_err *err)
 {
 	char	list[256], shown[SHOW_MAX + 32];
 	int	i;
@@ -837,7 +233,7 @@ set_enum(const struct key_def *d, const struct policy_value *v, int *out,
 	if (v->type == PV_STRING) {
 		for (i = 0; d->names[i] != NULL; i++) {
 			if (strcmp(d->names[i], v->s) == 0) {
-				*out = i;
+				out->n = i;
 				return 0;
 			}
 		}
@@ -849,28 +245,39 @@ set_enum(const struct key_def *d, const struct policy_value *v, int *out,
 	return -1;
 }
 
+/* "curl, wget, ..." */
+static void
+preset_list(char *buf, size_t len)
+{
+	const char	*names[64];
+	int		 i;
+
+	for (i = 0; i < 63 && (names[i] = preset_name(i)) != NULL; i++)
+		;
+	names[i] = NULL;
+	names_list(names, buf, len);
+}
+
 static int
-set_preset(const struct key_def *d, const struct policy_value *v, int *out,
-    struct cb_err *err)
+set_preset(const struct key_def *d, const struct policy_value *v,
+    union key_val *out, struct cb_err *err)
 {
 	char	list[256], shown[SHOW_MAX + 32];
-	size_t	i;
+	int	i;
 
 	if (v->type == PV_STRING) {
 		if (strcmp(v->s, "none") == 0) {
-			*out = -1;
+			out->n = -1;
 			return 0;
 		}
-		for (i = 0; i < NPRESETS; i++) {
-			if (strcmp(presets[i].name, v->s) == 0) {
-				*out = (int)i;
-				return 0;
-			}
+		if ((i = preset_lookup(v->s)) >= 0) {
+			out->n = i;
+			return 0;
 		}
 		snprintf(shown, sizeof shown, "'%.*s'", SHOW_MAX, v->s);
 	} else
 		show_value(v, shown, sizeof shown);
-	names_list(policy_presets, list, sizeof list);
+	preset_list(list, sizeof list);
 	err_set(err, "%s: must be one of %s, none, not %s", d->name, list,
 	    shown);
 	return -1;
@@ -878,7 +285,7 @@ set_preset(const struct key_def *d, const struct policy_value *v, int *out,
 
 static int
 set_int(const struct key_def *d, const struct policy_value *v,
-    long long *out, struct cb_err *err)
+    union key_val *out, struct cb_err *err)
 {
 	char		shown[SHOW_MAX + 32];
 	long long	n;
@@ -895,7 +302,7 @@ set_int(const struct key_def *d, const struct policy_value *v,
 		    "%lld", d->name, d->lo, d->hi, n);
 		return -1;
 	}
-	*out = n;
+	out->n = n;
 	return 0;
 bad:
 	err_set(err, "%s: must be an integer from %lld to %lld, not %s",
@@ -919,7 +326,7 @@ float_range(const struct key_def *d, char *buf, size_t len)
 
 static int
 set_float(const struct key_def *d, const struct policy_value *v,
-    double *out, struct cb_err *err)
+    union key_val *out, struct cb_err *err)
 {
 	char	range[128], shown[SHOW_MAX + 32];
 	double	f;
@@ -943,7 +350,7 @@ set_float(const struct key_def *d, const struct policy_value *v,
 		err_set(err, "%s: must be %s, not %s", d->name, range, shown);
 		return -1;
 	}
-	*out = f;
+	out->f = f;
 	return 0;
 bad:
 	float_range(d, range, sizeof range);
@@ -954,7 +361,7 @@ bad:
 
 static int
 set_duration(const struct key_def *d, const struct policy_value *v,
-    int64_t *out, struct cb_err *err)
+    union key_val *out, struct cb_err *err)
 {
 	struct cb_err	perr;
 	char		shown[SHOW_MAX + 32], most[32];
@@ -998,19 +405,19 @@ set_duration(const struct key_def *d, const struct policy_value *v,
 		    shown);
 		return -1;
 	}
-	*out = ms;
+	out->ms = ms;
 	return 0;
 }
 
 static int
 set_codes(const struct key_def *d, const struct policy_value *v,
-    struct cb_codeset *out, struct cb_err *err)
+    union key_val *out, struct cb_err *err)
 {
 	struct cb_err	perr;
 	char		shown[SHOW_MAX + 32];
 
 	if (v->type == PV_STRING) {
-		if (parse_codes(v->s, out, &perr) != 0) {
+		if (parse_codes(v->s, &out->codes, &perr) != 0) {
 			err_set(err, "%s: %s", d->name, perr.msg);
 			return -1;
 		}
@@ -1022,13 +429,210 @@ set_codes(const struct key_def *d, const struct policy_value *v,
 			    "from 0 to 255", d->name, v->i);
 			return -1;
 		}
-		memset(out, 0, sizeof *out);
-		codeset_add(out, (int)v->i);
+		memset(&out->codes, 0, sizeof out->codes);
+		codeset_add(&out->codes, (int)v->i);
 		return 0;
 	}
 	err_set(err, "%s: must be a list of exit codes such as \"6,7,50-59\", "
 	    "not %s", d->name, show_value(v, shown, sizeof shown));
 	return -1;
+}
+
+
+/* ---- storing and printing a value -------------------------------------- */
+
+static void
+store_int(void *field, const union key_val *v)
+{
+	*(int *)field = (int)v->n;
+}
+
+static void
+store_u32(void *field, const union key_val *v)
+{
+	*(uint32_t *)field = (uint32_t)v->n;
+}
+
+static void
+store_float(void *field, const union key_val *v)
+{
+	*(double *)field = v->f;
+}
+
+static void
+store_duration(void *field, const union key_val *v)
+{
+	*(int64_t *)field = v->ms;
+}
+
+static void
+store_codes(void *field, const union key_val *v)
+{
+	*(struct cb_codeset *)field = v->codes;
+}
+
+static void
+format_enum(const struct key_def *d, const void *field, char *buf,
+    size_t len)
+{
+	snprintf(buf, len, "\"%s\"", d->names[*(const int *)field]);
+}
+
+static void
+format_int(const struct key_def *d, const void *field, char *buf,
+    size_t len)
+{
+	(void)d;
+	snprintf(buf, len, "%d", *(const int *)field);
+}
+
+static void
+format_u32(const struct key_def *d, const void *field, char *buf,
+    size_t len)
+{
+	(void)d;
+	snprintf(buf, len, "%u", (unsigned)*(const uint32_t *)field);
+}
+
+static void
+format_number(const struct key_def *d, const void *field, char *buf,
+    size_t len)
+{
+	(void)d;
+	format_float(*(const double *)field, buf, len);
+}
+
+static void
+format_ms(const struct key_def *d, const void *field, char *buf,
+    size_t len)
+{
+	char	tmp[64];
+	int64_t	ms = *(const int64_t *)field;
+
+	if (ms == 0 && d->none)
+		snprintf(tmp, sizeof tmp, "none");
+	else
+		format_duration(ms, tmp, sizeof tmp);
+	snprintf(buf, len, "\"%s\"", tmp);
+}
+
+static void
+format_codeset(const struct key_def *d, const void *field, char *buf,
+    size_t len)
+{
+	char	tmp[1024];
+
+	(void)d;
+	format_codes((const struct cb_codeset *)field, tmp, sizeof tmp);
+	snprintf(buf, len, "\"%s\"", tmp);
+}
+
+static void
+format_preset(const struct key_def *d, const void *field, char *buf,
+    size_t len)
+{
+	int	i = *(const int *)field;
+
+	(void)d;
+	snprintf(buf, len, "\"%s\"", i < 0 ? "none" : preset_name(i));
+}
+
+static const struct {
+	int	(*parse)(const struct key_def *, const struct policy_value *,
+		    union key_val *, struct cb_err *);
+	void	(*store)(void *, const union key_val *);
+	void	(*format)(const struct key_def *, const void *, char *,
+		    size_t);
+} types[KT_COUNT] = {
+	[KT_ENUM] = { set_enum, store_int, format_enum },
+	[KT_U32] = { set_int, store_u32, format_u32 },
+	[KT_INT] = { set_int, store_int, format_int },
+	[KT_FLOAT] = { set_float, store_float, format_number },
+	[KT_DURATION] = { set_duration, store_duration, format_ms },
+	[KT_CODES] = { set_codes, store_codes, format_codeset },
+	[KT_PRESET] = { set_preset, store_int, format_preset },
+};
+
+static void *
+field_of(struct policy_builder *b, const struct key_def *d)
+{
+	return (char *)b + d->off;
+}
+
+/* The default of key k as a value of its type: parsing it cannot fail. */
+static int
+default_of(enum policy_key k, union key_val *v)
+{
+	struct policy_value	pv = { PV_STRING, 0, 0, NULL, 1 };
+
+	pv.s = keys[k].def;
+	memset(v, 0, sizeof *v);
+	return types[keys[k].type].parse(&keys[k], &pv, v, NULL);
+}
+
+/*
+ * The built-in builder, parsed from keys[] once per process (every
+ * invocation starts one or more policies from it).  Not for threads.
+ */
+static const struct policy_builder *
+builtin(void)
+{
+	static struct policy_builder	b;
+	static int			done;
+	union key_val			v;
+	int				i;
+
+	if (done)
+		return &b;
+	memset(&b, 0, sizeof b);
+	for (i = 0; i < PK_COUNT; i++) {
+		if (default_of((enum policy_key)i, &v) == 0)
+			types[keys[i].type].store(field_of(&b, &keys[i]), &v);
+		b.origin[i] = builtin_origin;
+		b.layer[i] = LAYER_BUILTIN;
+	}
+	/* Fields that are no keys (yet): no limit, fail when busy, the
+	 * preset index policy_finish copies. */
+	b.p.max_concurrent = 0;
+	b.p.on_busy = ON_OPEN_FAIL;
+	b.p.preset = -1;
+	done = 1;
+	return &b;
+}
+
+struct cb_codeset
+policy_default_class(int cls)
+{
+	struct cb_codeset	s;
+	const struct key_def	*d;
+
+	if (cls < 0 || cls >= POLICY_CLASSES) {
+		memset(&s, 0, sizeof s);
+		return s;
+	}
+	d = &keys[policy_class_key(cls)];
+	memcpy(&s, (const char *)builtin() + d->off, sizeof s);
+	return s;
+}
+
+void
+policy_init(struct policy_builder *b)
+{
+	*b = *builtin();
+}
+
+int
+policy_check(enum policy_key k, const struct policy_value *v,
+    struct cb_err *err)
+{
+	union key_val	val;
+
+	if ((int)k < 0 || k >= PK_COUNT) {
+		err_set(err, "unknown policy key %d", (int)k);
+		return -1;
+	}
+	memset(&val, 0, sizeof val);
+	return types[keys[k].type].parse(&keys[k], v, &val, err);
 }
 
 int
@@ -1037,307 +641,44 @@ policy_set(struct policy_builder *b, enum policy_key k,
     const char *origin, struct cb_err *err)
 {
 	const struct key_def	*d;
-	struct cb_policy	*p = &b->p;
-	struct cb_codeset	 codes;
-	long long		 n = 0;
-	double			 f = 0;
-	int64_t			 ms = 0;
-	int			 e = 0, cls;
+	union key_val		 val;
+	int			 cls;
 
 	if ((int)k < 0 || k >= PK_COUNT) {
 		err_set(err, "unknown policy key %d", (int)k);
 		return -1;
 	}
 	d = &keys[k];
-	switch (d->type) {
-	case KT_ENUM:
-		if (set_enum(d, v, &e, err) != 0)
-			return -1;
-		break;
-	case KT_PRESET:
-		if (set_preset(d, v, &e, err) != 0)
-			return -1;
-		break;
-	case KT_INT:
-		if (set_int(d, v, &n, err) != 0)
-			return -1;
-		break;
-	case KT_FLOAT:
-		if (set_float(d, v, &f, err) != 0)
-			return -1;
-		break;
-	case KT_DURATION:
-		if (set_duration(d, v, &ms, err) != 0)
-			return -1;
-		break;
-	case KT_CODES:
-		if (set_codes(d, v, &codes, err) != 0)
-			return -1;
-		break;
-	}
+	memset(&val, 0, sizeof val);
+	if (types[d->type].parse(d, v, &val, err) != 0)
+		return -1;
 
 	/* A lower layer never overrides a higher one, whatever the order. */
 	if (layer < b->layer[k])
 		return 0;
 	b->layer[k] = layer;
 	b->origin[k] = origin;
-
-	switch (k) {
-	case PK_TRIP_POLICY:
-		p->trip_policy = (enum cb_trip_policy)e;
-		break;
-	case PK_TRIP_FAILURES:
-		p->trip_failures = (uint32_t)n;
-		break;
-	case PK_TRIP_PERIOD:
-		p->trip_period_ms = ms;
-		break;
-	case PK_TRIP_WINDOW:
-		p->trip_window = (uint32_t)n;
-		break;
-	case PK_TRIP_MIN_CALLS:
-		p->trip_min_calls = (uint32_t)n;
-		break;
-	case PK_TRIP_FAILURE_RATE:
-		p->trip_failure_rate = f;
-		break;
-	case PK_OPEN_TIMEOUT:
-		p->open_timeout_ms = ms;
-		break;
-	case PK_MAX_OPEN_TIMEOUT:
-		p->max_open_timeout_ms = ms;
-		break;
-	case PK_BACKOFF:
-		p->backoff = f;
-		break;
-	case PK_JITTER:
-		p->jitter = f;
-		break;
-	case PK_HALF_OPEN_MAX_CALLS:
-		p->half_open_max_calls = (uint32_t)n;
-		break;
-	case PK_PROBE_LEASE:
-		p->probe_lease_ms = ms;
-		break;
-	case PK_TIMEOUT:
-		p->timeout_ms = ms;
-		break;
-	case PK_KILL_AFTER:
-		p->kill_after_ms = ms;
-		break;
-	case PK_FAILURE_CODES:
-	case PK_SUCCESS_CODES:
-	case PK_IGNORE_CODES:
-		/* p holds the raw class until policy_finish resolves it. */
-		if (k == PK_FAILURE_CODES) {
-			cls = CLS_FAILURE;
-			p->failure_codes = codes;
-		} else if (k == PK_SUCCESS_CODES) {
-			cls = CLS_SUCCESS;
-			p->success_codes = codes;
-		} else {
-			cls = CLS_IGNORE;
-			p->ignore_codes = codes;
-		}
-		b->cls[cls] = codes;
+	types[d->type].store(field_of(b, d), &val);
+	/* p holds the raw class until policy_finish resolves it. */
+	if (d->type == KT_CODES) {
+		cls = (int)k - PK_FAILURE_CODES;
+		b->cls[cls] = val.codes;
 		b->cls_set[cls] = (int)layer + 1;
-		break;
-	case PK_PRESET:
-		b->preset = e;
-		break;
-	case PK_TIMEOUT_IS:
-		p->timeout_is = (enum cb_verdict)e;
-		break;
-	case PK_SIGNAL_IS:
-		p->signal_is = (enum cb_verdict)e;
-		break;
-	case PK_SLOW_CALL:
-		p->slow_call_ms = ms;
-		break;
-	case PK_ON_OPEN:
-		p->on_open = (enum cb_on_open)e;
-		break;
-	case PK_OPEN_EXIT_CODE:
-		p->open_exit_code = (int)n;
-		break;
-	case PK_RETRIES:
-		p->retries = (uint32_t)n;
-		break;
-	case PK_RETRY_DELAY:
-		p->retry_delay_ms = ms;
-		break;
-	case PK_COUNT:
-		break;
 	}
 	return 0;
 }
 
-/* ---- policy_finish ----------------------------------------------------- */
-
-static int
-codeset_first_common(const struct cb_codeset *a, const struct cb_codeset *b)
-{
-	int	c;
-
-	for (c = 0; c <= 255; c++) {
-		if (codeset_has(a, c) && codeset_has(b, c))
-			return c;
-	}
-	return -1;
-}
-
-static void
-codeset_remove(struct cb_codeset *s, int code)
-{
-	s->w[code >> 6] &= ~((uint64_t)1 << (code & 63));
-}
-
-static void
-codeset_minus(struct cb_codeset *s, const struct cb_codeset *minus)
-{
-	int	i;
-
-	for (i = 0; i < 4; i++)
-		s->w[i] &= ~minus->w[i];
-}
-
-/* A key named in a message, with where it came from. */
-static void
-key_where(const struct policy_builder *b, enum policy_key k, char *buf,
+void
+policy_format(const struct policy_builder *b, enum policy_key k, char *buf,
     size_t len)
 {
-	snprintf(buf, len, "%s (%s)", keys[k].name, b->origin[k]);
-}
+	const struct key_def	*d;
 
-static int
-resolve_classes(struct policy_builder *b, struct cb_err *err)
-{
-	struct cb_codeset	 set[CLS_COUNT], named;
-	int			 expl[CLS_COUNT], lay[CLS_COUNT];
-	int			 c, c2, code, best, from_preset;
-	char			 w1[256], w2[256];
-	enum policy_key		 k;
-
-	/*
-	 * A class comes from the highest layer that gives it: its own key,
-	 * or a preset, which gives all three.  In one layer the key beats
-	 * the preset.
-	 */
-	memset(&named, 0, sizeof named);
-	for (c = 0; c < CLS_COUNT; c++) {
-		k = cls_key[c];
-		expl[c] = b->cls_set[c] != 0 && (b->preset < 0 ||
-		    b->cls_set[c] - 1 >= (int)b->layer[PK_PRESET]);
-		from_preset = !expl[c] && b->preset >= 0;
-		lay[c] = b->cls_set[c] - 1;
-		if (expl[c])
-			set[c] = b->cls[c];
-		else if (from_preset) {
-			set[c] = preset_class(b->preset, c);
-			b->origin[k] = b->origin[PK_PRESET];
-			b->layer[k] = b->layer[PK_PRESET];
-		} else {
-			set[c] = default_class(c);
-			b->origin[k] = builtin_origin;
-			b->layer[k] = LAYER_BUILTIN;
-		}
-	}
-
-	/* Two explicit classes of one layer may not share a code. */
-	for (c = 0; c < CLS_COUNT; c++) {
-		for (c2 = c + 1; c2 < CLS_COUNT; c2++) {
-			if (!expl[c] || !expl[c2] || lay[c] != lay[c2])
-				continue;
-			if ((code = codeset_first_common(&set[c],
-			    &set[c2])) < 0)
-				continue;
-			if (strcmp(b->origin[cls_key[c]],
-			    b->origin[cls_key[c2]]) == 0 &&
-			    lay[c] == LAYER_CLI)
-				err_set(err, "%s and %s both name code %d",
-				    keys[cls_key[c]].name,
-				    keys[cls_key[c2]].name, code);
-			else {
-				key_where(b, cls_key[c], w1, sizeof w1);
-				key_where(b, cls_key[c2], w2, sizeof w2);
-				err_set(err, "%s and %s both name code %d", w1,
-				    w2, code);
-			}
-			return -1;
-		}
-	}
-
-	/* Across layers the higher explicit class keeps a code. */
-	for (code = 0; code <= 255; code++) {
-		best = -1;
-		for (c = 0; c < CLS_COUNT; c++) {
-			if (expl[c] && codeset_has(&set[c], code) &&
-			    (best < 0 || lay[c] > lay[best]))
-				best = c;
-		}
-		if (best < 0)
-			continue;
-		codeset_add(&named, code);
-		for (c = 0; c < CLS_COUNT; c++) {
-			if (c != best)
-				codeset_remove(&set[c], code);
-		}
-	}
-
-	/* Codes named explicitly leave the preset's or default classes. */
-	for (c = 0; c < CLS_COUNT; c++) {
-		if (!expl[c])
-			codeset_minus(&set[c], &named);
-	}
-
-	b->p.failure_codes = set[CLS_FAILURE];
-	b->p.success_codes = set[CLS_SUCCESS];
-	b->p.ignore_codes = set[CLS_IGNORE];
-	return 0;
-}
-
-int
-policy_finish(struct policy_builder *b, struct cb_policy *out,
-    struct cb_err *err)
-{
-	struct cb_policy	*p = &b->p;
-	char			 w1[256], w2[256], d1[64], d2[64];
-
-	if (resolve_classes(b, err) != 0)
-		return -1;
-
-	/*
-	 * A built-in value gives way to an explicit one it contradicts;
-	 * two explicit values that contradict each other are an error.
-	 */
-	if (p->trip_min_calls > p->trip_window) {
-		if (b->layer[PK_TRIP_MIN_CALLS] == LAYER_BUILTIN) {
-			p->trip_min_calls = p->trip_window;
-			b->origin[PK_TRIP_MIN_CALLS] = capped_origin;
-		} else {
-			key_where(b, PK_TRIP_MIN_CALLS, w1, sizeof w1);
-			key_where(b, PK_TRIP_WINDOW, w2, sizeof w2);
-			err_set(err, "%s is %u, more than %s, which is %u", w1,
-			    p->trip_min_calls, w2, p->trip_window);
-			return -1;
-		}
-	}
-	if (p->max_open_timeout_ms < p->open_timeout_ms) {
-		if (b->layer[PK_MAX_OPEN_TIMEOUT] == LAYER_BUILTIN) {
-			p->max_open_timeout_ms = p->open_timeout_ms;
-			b->origin[PK_MAX_OPEN_TIMEOUT] = raised_origin;
-		} else {
-			key_where(b, PK_MAX_OPEN_TIMEOUT, w1, sizeof w1);
-			key_where(b, PK_OPEN_TIMEOUT, w2, sizeof w2);
-			format_duration(p->max_open_timeout_ms, d1, sizeof d1);
-			format_duration(p->open_timeout_ms, d2, sizeof d2);
-			err_set(err, "%s is %s, shorter than %s, which is %s",
-			    w1, d1, w2, d2);
-			return -1;
-		}
-	}
-	p->preset = b->preset;
-	if (out != NULL)
-		*out = *p;
-	return 0;
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	if ((int)k < 0 || k >= PK_COUNT)
+		return;
+	d = &keys[k];
+	types[d->type].format(d, (const char *)b + d->off, buf, len);
 }

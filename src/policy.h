@@ -14,6 +14,7 @@
 
 #include <stdint.h>
 
+#include "units.h"
 #include "util.h"
 
 enum cb_trip_policy {
@@ -33,24 +34,6 @@ enum cb_on_open {
 	ON_OPEN_FAIL,
 	ON_OPEN_SKIP
 };
-
-/* A set of exit codes 0..255. */
-struct cb_codeset {
-	uint64_t	w[4];
-};
-
-static inline int
-codeset_has(const struct cb_codeset *s, int code)
-{
-	return code >= 0 && code <= 255 &&
-	    (s->w[code >> 6] >> (code & 63) & 1) != 0;
-}
-
-static inline void
-codeset_add(struct cb_codeset *s, int code)
-{
-	s->w[code >> 6] |= (uint64_t)1 << (code & 63);
-}
 
 /* Bounds enforced by policy_set(). */
 #define POLICY_MAX_FAILURES	1000	/* trip.failures */
@@ -148,6 +131,26 @@ struct policy_value {
 	int			 from_cli;
 };
 
+/*
+ * The three exit code classes, in the order of the builder's cls[] and
+ * cls_set[] and of their keys, which follow each other in enum policy_key.
+ */
+enum policy_class {
+	POLICY_CLASS_FAILURE,
+	POLICY_CLASS_SUCCESS,
+	POLICY_CLASS_IGNORE,
+	POLICY_CLASSES
+};
+
+static inline enum policy_key
+policy_class_key(int cls)
+{
+	return (enum policy_key)(PK_FAILURE_CODES + cls);
+}
+
+_Static_assert(PK_SUCCESS_CODES == PK_FAILURE_CODES + 1 &&
+    PK_IGNORE_CODES == PK_FAILURE_CODES + 2, "the class keys in a row");
+
 /* Layers, lowest first.  Two explicit code classes may not overlap within
  * one layer; a higher layer's class wins over a lower one's. */
 enum policy_layer {
@@ -166,16 +169,24 @@ struct policy_builder {
 	const char		*origin[PK_COUNT];
 	enum policy_layer	 layer[PK_COUNT];
 	/* The explicit classes and the preset, resolved by policy_finish. */
-	struct cb_codeset	 cls[3];	/* failure, success, ignore */
-	int			 cls_set[3];	/* 0 or layer + 1 */
+	struct cb_codeset	 cls[POLICY_CLASSES];
+	int			 cls_set[POLICY_CLASSES]; /* 0, layer + 1 */
 	int			 preset;	/* -1: none */
 };
 
-/* Key name <-> index; -1 for an unknown name ("trip.policy", with dots). */
+/* Key name <-> index; -1 for an unknown name ("trip.policy", with dots),
+ * NULL for an index out of range. */
 int		 policy_key_lookup(const char *);
 const char	*policy_key_name(enum policy_key);
+/* One line saying what the key does ("the per-run timeout"). */
+const char	*policy_key_help(enum policy_key);
 
+/* Every key at its default (SPEC section 3), from "built-in". */
 void	policy_init(struct policy_builder *);
+
+/* Class cls's built-in codes (failure 1-255, success 0, ignore none);
+ * empty for a cls out of range. */
+struct cb_codeset policy_default_class(int cls);
 
 /*
  * Set key to value in layer, remembering origin.  Returns 0, or -1 with a
@@ -185,6 +196,11 @@ void	policy_init(struct policy_builder *);
  */
 int	policy_set(struct policy_builder *, enum policy_key,
 	    const struct policy_value *, enum policy_layer, const char *origin,
+	    struct cb_err *);
+
+/* Whether policy_set would accept value for key, without setting it: 0,
+ * or -1 with the same message in err. */
+int	policy_check(enum policy_key, const struct policy_value *,
 	    struct cb_err *);
 
 /*
@@ -198,24 +214,5 @@ int	policy_finish(struct policy_builder *, struct cb_policy *,
 /* Print key's effective value as the config file would spell it. */
 void	policy_format(const struct policy_builder *, enum policy_key,
 	    char *, size_t);
-
-/* Preset names ("curl", ...) in table order; NULL-terminated. */
-extern const char *const policy_presets[];
-
-/*
- * Parsers shared with the command line.  Each returns 0, or -1 with a
- * message in err naming the offending text.
- *
- * parse_duration: "250ms", "1.5s", "30s", "5m", "2h", "1d", "1m30s", or a
- * bare integer of seconds; result in milliseconds, at most 100 years.
- * parse_codes: "6,7,28,50-59" over 0..255.
- */
-int	parse_duration(const char *, int64_t *, struct cb_err *);
-int	parse_codes(const char *, struct cb_codeset *, struct cb_err *);
-
-/* "1m30s" style, shortest exact form: 90000 -> "1m30s", 250 -> "250ms". */
-void	format_duration(int64_t, char *, size_t);
-/* "0,6-7,28" */
-void	format_codes(const struct cb_codeset *, char *, size_t);
 
 #endif

@@ -11,10 +11,10 @@
  * travels back on a close-on-exec pipe, as in git's run-command.c, so
  * "could not run" never looks like "ran and exited 127".  Only the child
  * is waited for: like OpenBSD's and coreutils' timeout, a grandchild that
- * outlives it is not waited for.
+ * outlives it is not waited for.  The child's side of the fork, up to
+ * the exec, is spawn-child.c's.
  */
 #include <sys/types.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -28,165 +28,68 @@
 
 #include "clock.h"
 #include "spawn.h"
-
-/* Received by cbexec, passed on to the command. */
-static const int spawn_fwd[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-#define SPAWN_NFWD	(sizeof spawn_fwd / sizeof spawn_fwd[0])
-
-/* Where a helper's child keeps the exec-error pipe between fork and exec. */
-#define SPAWN_ERRFD	3
+#include "spawn-child.h"
 
 #define SPAWN_NEVER	INT64_MAX
 
-/* What spawn_run changes in the caller, to put back (and to give the child). */
-struct spawn_saved {
-	sigset_t		mask;
-	struct sigaction	fwd[SPAWN_NFWD];
-	struct sigaction	chld;
-	struct sigaction	ttin;
-	struct sigaction	ttou;
-};
-
+/*
+ * The forwarded signals that are not ignored, into set (emptied first),
+ * and when old is not NULL each one's disposition into old[SPAWN_NFWD].
+ * A signal ignored on entry (nohup, or `&` in a script) is left out: the
+ * command inherits it ignored too, and the user asked for it not to
+ * matter.  Returns 0, or -1 with errno from sigaction(2).
+ */
 static int
-spawn_ignored(const struct sigaction *sa)
+spawn_fwd_set(sigset_t *set, struct sigaction *old)
 {
-	return !(sa->sa_flags & SA_SIGINFO) && sa->sa_handler == SIG_IGN;
+	struct sigaction	sa;
+	size_t			i;
+
+	sigemptyset(set);
+	for (i = 0; i < SPAWN_NFWD; i++) {
+		if (sigaction(spawn_fwd[i], NULL, &sa) == -1)
+			return -1;
+		if (old != NULL)
+			old[i] = sa;
+		if (!spawn_ignored(&sa))
+			sigaddset(set, spawn_fwd[i]);
+	}
+	return 0;
 }
 
 /*
- * Give sig in the child the disposition exec would leave it: ignored stays
- * ignored, anything else is the default.  Done before the mask is restored
- * so that no handler of cbexec's ever runs in the child.
+ * How the child ended, into res: the exec-error pipe fd (non-blocking; the
+ * child is gone, so it holds the whole story: EOF when exec closed the
+ * write end, an errno when exec failed), then wstatus when reaped, then
+ * the documented status: 127 not found, 126 not executable, 124 timed
+ * out, 128 + signal, or the exit code.
  */
 static void
-spawn_child_reset(int sig, const struct sigaction *old)
+spawn_conclude(int fd, int reaped, int wstatus, struct spawn_result *res)
 {
-	struct sigaction	sa;
+	ssize_t	n;
+	int	exec_errno;
 
-	memset(&sa, 0, sizeof sa);
-	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = spawn_ignored(old) ? SIG_IGN : SIG_DFL;
-	/* Valid signal and action: cannot fail. */
-	(void)sigaction(sig, &sa, NULL);
-}
-
-static void __attribute__((noreturn))
-spawn_child_fail(int fd, int e)
-{
-	/* Nobody else writes to the pipe, and 4 bytes are written at once. */
-	while (write(fd, &e, sizeof e) == -1 && errno == EINTR)
-		continue;
-	_exit(e == ENOENT ? 127 : 126);
-}
-
-/* Point stdin at /dev/null.  Returns 0 or -1 (errno set). */
-static int
-spawn_child_null(void)
-{
-	int	fd;
-
-	if ((fd = open("/dev/null", O_RDONLY)) == -1)
-		return -1;
-	if (fd != STDIN_FILENO) {
-		if (dup2(fd, STDIN_FILENO) == -1)
-			return -1;
-		(void)close(fd);
+	do
+		n = read(fd, &exec_errno, sizeof exec_errno);
+	while (n == -1 && errno == EINTR);
+	if (n == (ssize_t)sizeof exec_errno) {
+		res->exec_failed = 1;
+		res->exec_errno = exec_errno;
 	}
-	return 0;
-}
+	if (reaped && WIFSIGNALED(wstatus))
+		res->signal = WTERMSIG(wstatus);
+	else if (reaped && WIFEXITED(wstatus))
+		res->exit_code = WEXITSTATUS(wstatus);
 
-/* What hooks and probe commands must never see (SPEC section 5). */
-static const char *const spawn_secrets[] = {
-	"CBEXEC_REDIS_PASSWORD", NULL
-};
-
-/* Remove the secrets from the environment.  Returns 0 or -1 (errno set). */
-static int
-spawn_child_scrub(void)
-{
-	size_t	i;
-
-	for (i = 0; spawn_secrets[i] != NULL; i++)
-		if (unsetenv(spawn_secrets[i]) == -1)
-			return -1;
-	return 0;
-}
-
-static void __attribute__((noreturn))
-spawn_child(const struct spawn_opts *opts, const struct spawn_saved *saved,
-    pid_t parent, int rfd, int wfd)
-{
-	size_t	i;
-
-	(void)close(rfd);
-
-	for (i = 0; i < SPAWN_NFWD; i++)
-		spawn_child_reset(spawn_fwd[i], &saved->fwd[i]);
-	spawn_child_reset(SIGTTIN, &saved->ttin);
-	spawn_child_reset(SIGTTOU, &saved->ttou);
-	/*
-	 * SIGCHLD stays SIG_DFL even if cbexec inherited it ignored: timeout(1)
-	 * hands its command the default too, and an ignored SIGCHLD makes every
-	 * wait(2) in the command fail.
-	 */
-
-	/*
-	 * Die with cbexec: if it is SIGKILLed, nothing else would ever time
-	 * the command out.  PDEATHSIG fires when the forking thread exits
-	 * (cbexec has one) and is dropped by exec of a set-user-ID program.
-	 * Checking the parent afterwards closes the window in which it died
-	 * before the prctl.
-	 */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
-		spawn_child_fail(wfd, errno);
-	if (getppid() != parent)
-		_exit(126);
-
-	/*
-	 * A group of our own lets a timeout reach the whole tree while cbexec,
-	 * outside it, survives to record the outcome.  The price, as with
-	 * timeout(1): this group is not the terminal's foreground group, so a
-	 * command that reads the tty is stopped by SIGTTIN, and the tty's ^C
-	 * and ^Z reach cbexec only (^C is forwarded, ^Z stops cbexec alone).
-	 * That is what --foreground is for; it is not worked around here.
-	 */
-	if (!opts->foreground && setpgid(0, 0) == -1)
-		spawn_child_fail(wfd, errno);
-
-	if (opts->stdin_null && spawn_child_null() == -1)
-		spawn_child_fail(wfd, errno);
-	if (opts->stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) == -1)
-		spawn_child_fail(wfd, errno);
-	for (i = 0; opts->env != NULL && opts->env[i] != NULL; i++)
-		if (putenv(opts->env[i]) != 0)
-			spawn_child_fail(wfd, errno);
-
-	/*
-	 * The wrapped command keeps every descriptor the caller passed (a
-	 * 3>file, make's jobserver pipe, LISTEN_FDS), as with timeout(1).
-	 * cbexec's own are all close-on-exec: the state and lock files, the
-	 * Redis socket, syslog's socket and this pipe.  A helper gets none.
-	 */
-	if (opts->helper) {
-		if (spawn_child_scrub() == -1)
-			spawn_child_fail(wfd, errno);
-		if (wfd != SPAWN_ERRFD) {
-			if (dup3(wfd, SPAWN_ERRFD, O_CLOEXEC) == -1)
-				spawn_child_fail(wfd, errno);
-			wfd = SPAWN_ERRFD;
-		}
-		closefrom(SPAWN_ERRFD + 1);
-	}
-
-	if (sigprocmask(SIG_SETMASK, opts->mask != NULL ? opts->mask :
-	    &saved->mask, NULL) == -1)
-		spawn_child_fail(wfd, errno);
-	/*
-	 * No shell of ours; execvp itself hands a file without "#!" that the
-	 * kernel refuses (ENOEXEC) to /bin/sh, as env(1) and timeout(1) do.
-	 */
-	execvp(opts->argv[0], opts->argv);
-	spawn_child_fail(wfd, errno);
+	if (res->exec_failed)
+		res->status = res->exec_errno == ENOENT ? 127 : 126;
+	else if (res->timed_out)
+		res->status = 124;
+	else if (res->signal != 0)
+		res->status = 128 + res->signal;
+	else
+		res->status = res->exit_code;
 }
 
 /*
@@ -323,6 +226,80 @@ spawn_wait(const struct spawn_opts *opts, pid_t pid, const sigset_t *set,
 }
 
 /*
+ * Block the forwarded signals and SIGCHLD, and save and set what spawn_run
+ * changes in the caller; wait gets the signals to wait for.  Returns 0,
+ * or an errno with the failed call in *what and nothing changed.
+ */
+static int
+spawn_enter(struct spawn_saved *saved, sigset_t *wait, const char **what)
+{
+	struct sigaction	sa;
+	sigset_t		block;
+	size_t			i;
+	int			e;
+
+	sigemptyset(&block);
+	for (i = 0; i < SPAWN_NFWD; i++)
+		sigaddset(&block, spawn_fwd[i]);
+	sigaddset(&block, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &block, &saved->mask) == -1) {
+		*what = "sigprocmask";
+		return errno;
+	}
+	*what = "sigaction";
+	/* SIGCHLD and the forwarded signals but those ignored on entry. */
+	if (spawn_fwd_set(wait, saved->fwd) == -1)
+		goto out_mask;
+	sigaddset(wait, SIGCHLD);
+
+	/*
+	 * SIGCHLD ignored, or SA_NOCLDWAIT, would have the kernel reap the
+	 * child itself and leave waitpid nothing but ECHILD.
+	 */
+	memset(&sa, 0, sizeof sa);
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = SIG_DFL;
+	if (sigaction(SIGCHLD, &sa, &saved->chld) == -1)
+		goto out_mask;
+	/*
+	 * With --foreground the command shares cbexec's group: if that group
+	 * is in the background and the command touches the tty, the kernel
+	 * stops the whole group, and a stopped cbexec times nothing out.
+	 * timeout(1) ignores these two for the same reason.
+	 */
+	sa.sa_handler = SIG_IGN;
+	if (sigaction(SIGTTIN, &sa, &saved->ttin) == -1)
+		goto out_chld;
+	if (sigaction(SIGTTOU, &sa, &saved->ttou) == -1)
+		goto out_ttin;
+	return 0;
+
+	/* Putting back what was saved above cannot fail. */
+out_ttin:
+	e = errno;
+	(void)sigaction(SIGTTIN, &saved->ttin, NULL);
+	errno = e;
+out_chld:
+	e = errno;
+	(void)sigaction(SIGCHLD, &saved->chld, NULL);
+	errno = e;
+out_mask:
+	e = errno;
+	(void)sigprocmask(SIG_SETMASK, &saved->mask, NULL);
+	return e;
+}
+
+/* Put back what spawn_enter changed; cannot fail. */
+static void
+spawn_leave(const struct spawn_saved *saved)
+{
+	(void)sigaction(SIGTTOU, &saved->ttou, NULL);
+	(void)sigaction(SIGTTIN, &saved->ttin, NULL);
+	(void)sigaction(SIGCHLD, &saved->chld, NULL);
+	(void)sigprocmask(SIG_SETMASK, &saved->mask, NULL);
+}
+
+/*
  * Signals that arrive after the reap stay pending until the caller's mask
  * is restored and then act as they would have a moment later (by default
  * they end cbexec); they are not the command's to receive any more.
@@ -332,14 +309,11 @@ spawn_run(const struct spawn_opts *opts, struct spawn_result *res,
     struct cb_err *err)
 {
 	struct spawn_saved	 saved;
-	struct sigaction	 sa;
-	sigset_t		 block, set;
+	sigset_t		 set;
 	const char		*what = NULL;
 	int64_t			 start;
-	ssize_t			 n;
-	size_t			 i;
 	pid_t			 parent, pid;
-	int			 fds[2], wstatus, exec_errno, e = 0, rv = -1;
+	int			 fds[2], wstatus, e = 0, rv = -1;
 
 	memset(res, 0, sizeof *res);
 	if (opts->argv == NULL || opts->argv[0] == NULL) {
@@ -356,63 +330,8 @@ spawn_run(const struct spawn_opts *opts, struct spawn_result *res,
 		e = errno;
 		goto out;
 	}
-
-	sigemptyset(&block);
-	for (i = 0; i < SPAWN_NFWD; i++)
-		sigaddset(&block, spawn_fwd[i]);
-	sigaddset(&block, SIGCHLD);
-	if (sigprocmask(SIG_BLOCK, &block, &saved.mask) == -1) {
-		what = "sigprocmask";
-		e = errno;
+	if ((e = spawn_enter(&saved, &set, &what)) != 0)
 		goto out_pipe;
-	}
-
-	/*
-	 * Wait for SIGCHLD and for the forwarded signals, except those
-	 * ignored on entry (nohup, or `&` in a script): the command inherits
-	 * them ignored too, and the user asked for them not to matter.
-	 */
-	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	for (i = 0; i < SPAWN_NFWD; i++) {
-		if (sigaction(spawn_fwd[i], NULL, &saved.fwd[i]) == -1) {
-			what = "sigaction";
-			e = errno;
-			goto out_mask;
-		}
-		if (!spawn_ignored(&saved.fwd[i]))
-			sigaddset(&set, spawn_fwd[i]);
-	}
-
-	/*
-	 * SIGCHLD ignored, or SA_NOCLDWAIT, would have the kernel reap the
-	 * child itself and leave waitpid nothing but ECHILD.
-	 */
-	memset(&sa, 0, sizeof sa);
-	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = SIG_DFL;
-	if (sigaction(SIGCHLD, &sa, &saved.chld) == -1) {
-		what = "sigaction";
-		e = errno;
-		goto out_mask;
-	}
-	/*
-	 * With --foreground the command shares cbexec's group: if that group
-	 * is in the background and the command touches the tty, the kernel
-	 * stops the whole group, and a stopped cbexec times nothing out.
-	 * timeout(1) ignores these two for the same reason.
-	 */
-	sa.sa_handler = SIG_IGN;
-	if (sigaction(SIGTTIN, &sa, &saved.ttin) == -1) {
-		what = "sigaction";
-		e = errno;
-		goto out_chld;
-	}
-	if (sigaction(SIGTTOU, &sa, &saved.ttou) == -1) {
-		what = "sigaction";
-		e = errno;
-		goto out_ttin;
-	}
 
 	/* Output cbexec buffered belongs before the command's. */
 	(void)fflush(NULL);
@@ -423,7 +342,7 @@ spawn_run(const struct spawn_opts *opts, struct spawn_result *res,
 	case -1:
 		what = "fork";
 		e = errno;
-		goto out_ttou;
+		goto out_saved;
 	case 0:
 		spawn_child(opts, &saved, parent, fds[0], fds[1]);
 		/* NOTREACHED */
@@ -440,46 +359,15 @@ spawn_run(const struct spawn_opts *opts, struct spawn_result *res,
 	if (!opts->foreground)
 		(void)setpgid(pid, pid);
 
+	what = NULL;
 	if (spawn_wait(opts, pid, &set, start, res, &wstatus, err) == -1)
-		goto out_ttou;
+		goto out_saved;
 	res->duration_ms = clock_mono_ms() - start;
-
-	/*
-	 * The child is gone, so the pipe holds the whole story: 0 bytes (EOF)
-	 * when exec closed the write end, an errno when exec failed.
-	 */
-	do
-		n = read(fds[0], &exec_errno, sizeof exec_errno);
-	while (n == -1 && errno == EINTR);
-	if (n == (ssize_t)sizeof exec_errno) {
-		res->exec_failed = 1;
-		res->exec_errno = exec_errno;
-	}
-
-	if (WIFSIGNALED(wstatus))
-		res->signal = WTERMSIG(wstatus);
-	else if (WIFEXITED(wstatus))
-		res->exit_code = WEXITSTATUS(wstatus);
-
-	if (res->exec_failed)
-		res->status = res->exec_errno == ENOENT ? 127 : 126;
-	else if (res->timed_out)
-		res->status = 124;
-	else if (res->signal != 0)
-		res->status = 128 + res->signal;
-	else
-		res->status = res->exit_code;
+	spawn_conclude(fds[0], 1, wstatus, res);
 	rv = 0;
 
-	/* Putting back what was saved above cannot fail. */
-out_ttou:
-	(void)sigaction(SIGTTOU, &saved.ttou, NULL);
-out_ttin:
-	(void)sigaction(SIGTTIN, &saved.ttin, NULL);
-out_chld:
-	(void)sigaction(SIGCHLD, &saved.chld, NULL);
-out_mask:
-	(void)sigprocmask(SIG_SETMASK, &saved.mask, NULL);
+out_saved:
+	spawn_leave(&saved);
 out_pipe:
 	(void)close(fds[0]);
 	if (fds[1] != -1)
@@ -494,23 +382,15 @@ out:
 int
 spawn_sleep(int64_t ms, struct cb_err *err)
 {
-	struct sigaction	 old;
 	struct timespec		 ts;
 	sigset_t		 set, saved;
 	int64_t			 deadline, now;
-	size_t			 i;
 	int			 sig, e;
 
 	/* Wait only for the signals that would end cbexec: not ignored ones. */
-	sigemptyset(&set);
-	for (i = 0; i < SPAWN_NFWD; i++) {
-		if (sigaction(spawn_fwd[i], NULL, &old) == -1) {
-			err_set(err, "cannot sleep: sigaction: %s",
-			    strerror(errno));
-			return -1;
-		}
-		if (!spawn_ignored(&old))
-			sigaddset(&set, spawn_fwd[i]);
+	if (spawn_fwd_set(&set, NULL) == -1) {
+		err_set(err, "cannot sleep: sigaction: %s", strerror(errno));
+		return -1;
 	}
 	if (sigprocmask(SIG_BLOCK, &set, &saved) == -1) {
 		err_set(err, "cannot sleep: sigprocmask: %s", strerror(errno));
@@ -545,8 +425,8 @@ spawn_launch(const struct spawn_opts *opts, struct spawn_job *job,
 {
 	struct spawn_saved	 saved;
 	struct sigaction	 sa;
+	sigset_t		 unused;
 	const char		*what;
-	size_t			 i;
 	pid_t			 parent, pid;
 	int			 fds[2], e;
 
@@ -566,9 +446,8 @@ spawn_launch(const struct spawn_opts *opts, struct spawn_job *job,
 		what = "sigprocmask";
 		goto fail;
 	}
-	for (i = 0; i < SPAWN_NFWD; i++)
-		if (sigaction(spawn_fwd[i], NULL, &saved.fwd[i]) == -1)
-			goto fail;
+	if (spawn_fwd_set(&unused, saved.fwd) == -1)
+		goto fail;
 	if (sigaction(SIGTTIN, NULL, &saved.ttin) == -1 ||
 	    sigaction(SIGTTOU, NULL, &saved.ttou) == -1 ||
 	    sigaction(SIGCHLD, NULL, &saved.chld) == -1)
@@ -635,9 +514,8 @@ spawn_nap(int64_t deadline)
 static void
 spawn_settle(struct spawn_job *job, struct spawn_result *res)
 {
-	ssize_t	n;
 	pid_t	r;
-	int	wstatus = 0, reaped = 0, exec_errno;
+	int	wstatus = 0, reaped = 0;
 
 	memset(res, 0, sizeof *res);
 	if (job->pid <= 0)
@@ -675,24 +553,8 @@ spawn_settle(struct spawn_job *job, struct spawn_result *res)
 		spawn_nap(job->deadline_ms);
 	}
 
-	do
-		n = read(job->errfd, &exec_errno, sizeof exec_errno);
-	while (n == -1 && errno == EINTR);
-	if (n == (ssize_t)sizeof exec_errno) {
-		res->exec_failed = 1;
-		res->exec_errno = exec_errno;
-	}
+	spawn_conclude(job->errfd, reaped, wstatus, res);
 	(void)close(job->errfd);
-	if (reaped && WIFSIGNALED(wstatus))
-		res->signal = WTERMSIG(wstatus);
-	else if (reaped && WIFEXITED(wstatus))
-		res->exit_code = WEXITSTATUS(wstatus);
-	if (res->exec_failed)
-		res->status = res->exec_errno == ENOENT ? 127 : 126;
-	else if (res->signal != 0)
-		res->status = 128 + res->signal;
-	else
-		res->status = res->exit_code;
 	memset(job, 0, sizeof *job);
 	job->errfd = -1;
 }
@@ -785,18 +647,11 @@ spawn_finish(struct spawn_job *job, struct spawn_result *res)
 int
 spawn_block(sigset_t *old, struct cb_err *err)
 {
-	struct sigaction	sa;
-	sigset_t		set;
-	size_t			i;
+	sigset_t	set;
 
-	sigemptyset(&set);
-	for (i = 0; i < SPAWN_NFWD; i++) {
-		if (sigaction(spawn_fwd[i], NULL, &sa) == -1) {
-			err_set(err, "sigaction: %s", strerror(errno));
-			return -1;
-		}
-		if (!spawn_ignored(&sa))
-			sigaddset(&set, spawn_fwd[i]);
+	if (spawn_fwd_set(&set, NULL) == -1) {
+		err_set(err, "sigaction: %s", strerror(errno));
+		return -1;
 	}
 	if (sigprocmask(SIG_BLOCK, &set, old) == -1) {
 		err_set(err, "sigprocmask: %s", strerror(errno));

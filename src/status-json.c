@@ -11,6 +11,7 @@
 
 #include "breaker.h"
 #include "out.h"
+#include "preset.h"
 #include "record.h"
 #include "status.h"
 
@@ -132,7 +133,7 @@ json_policy(struct json_writer *jw, const struct cb_record *r)
 	JW_DOUBLE(jw, "backoff", s->backoff);
 	jw_object_u64(jw, "half_open_max_calls", s->half_open_max_calls);
 	jw_object_i64(jw, "timeout_ms", s->timeout_ms);
-	preset = breaker_preset_name(s->preset);
+	preset = preset_name(s->preset);
 	jw_object_string_or_null(jw, "preset", preset != NULL ? preset : "");
 	jw_object_u64(jw, "max_concurrent", s->max_concurrent);
 	jw_end(jw);

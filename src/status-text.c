@@ -15,6 +15,7 @@
 #include "breaker.h"
 #include "cmd.h"
 #include "config.h"
+#include "preset.h"
 #include "record.h"
 #include "status.h"
 
@@ -175,8 +176,8 @@ print_policy(FILE *f, const struct cb_policy *p)
 		format_duration(p->timeout_ms, a, sizeof a);
 		fprintf(f, "; timeout %s", a);
 	}
-	if (breaker_preset_name(p->preset) != NULL)
-		fprintf(f, "; preset %s", breaker_preset_name(p->preset));
+	if (preset_name(p->preset) != NULL)
+		fprintf(f, "; preset %s", preset_name(p->preset));
 	if (p->max_concurrent > 0)
 		fprintf(f, "; at most %u running", p->max_concurrent);
 	if (p->on_open == ON_OPEN_SKIP)

@@ -144,6 +144,39 @@ garbage() {
 	run -0 mdb_stat -n "$CBEXEC_STATE"
 }
 
+# meta_writes SYNC: run once with sync = SYNC (or the default when SYNC is
+# empty) under strace, and print the synchronous writes of the commit:
+# "fdatasync" for each flush of the data, "dsync" for each page written
+# through LMDB's O_DSYNC descriptor (the meta page under sync = full).
+meta_writes() {
+	if [ -n "$1" ]; then config "sync = \"$1\";"; else config '# none'; fi
+	run -0 cb run x -- true
+	# LeakSanitizer cannot work under ptrace (the ASan pass).
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+	    strace -o trace -e trace=openat,pwrite64,fdatasync,fsync \
+	    "$CBEXEC" run x -- true
+	awk '/O_DSYNC/ && / = [0-9]+$/ { d[$NF] = 1 }
+	    /^fdatasync\(|^fsync\(/ { print "fdatasync" }
+	    /^pwrite64\(/ { fd = substr($1, 10) + 0; if (fd in d) print "dsync" }' \
+	    trace
+}
+
+@test "the default sync is meta: a commit is one synchronous write, the data's" {
+	command -v strace >/dev/null || skip "no strace"
+	run -0 meta_writes ''
+	assert_output 'fdatasync'
+	run -0 meta_writes meta
+	assert_output 'fdatasync'
+}
+
+@test "sync = full adds the meta page's synchronous write; none makes none" {
+	command -v strace >/dev/null || skip "no strace"
+	run -0 meta_writes full
+	assert_output "$(printf 'fdatasync\ndsync')"
+	run -0 meta_writes none
+	assert_output ''
+}
+
 @test "a record from a newer cbexec is refused naming file and breaker, and never rewritten" {
 	run -0 cb run victim -- true
 	run -0 cb run bystander -- true

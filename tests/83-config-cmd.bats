@@ -198,6 +198,7 @@ show_all() {
 	assert_line --regexp '^config +none: built-in defaults +searched$'
 	assert_line --index 1 --regexp "^searched +$XDG_CONFIG_HOME/cbexec/cbexec.conf +not found\$"
 	assert_line --index 2 --regexp '^searched +/etc/cbexec.conf +(not )?found$'
+	assert_line --regexp '^sync +"meta" +built-in$'
 	assert_line --regexp '^state +/.*state.mdb +built-in$'
 	refute_line --partial 'breakers['
 }

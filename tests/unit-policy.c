@@ -6,7 +6,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "hint.h"
 #include "policy.h"
+#include "preset.h"
 #include "unit.h"
 
 #define NELEM(a)	(sizeof (a) / sizeof (a)[0])
@@ -223,6 +225,17 @@ test_keys(void)
 		CHECK_EQ(policy_key_lookup(policy_key_name(k)), k);
 	CHECK(policy_key_name(PK_COUNT) == NULL);
 	CHECK_STR(policy_key_name(PK_TRIP_MIN_CALLS), "trip.min_calls");
+	/* Every key says what it does, in one line. */
+	for (k = 0; k < PK_COUNT; k++) {
+		CHECK(policy_key_help(k) != NULL &&
+		    policy_key_help(k)[0] != '\0' &&
+		    strchr(policy_key_help(k), '\n') == NULL);
+	}
+	CHECK(policy_key_help(PK_COUNT) == NULL);
+	CHECK(policy_key_help((enum policy_key)-1) == NULL);
+	/* The code classes' keys follow each other in class order. */
+	CHECK_EQ(policy_class_key(POLICY_CLASS_FAILURE), PK_FAILURE_CODES);
+	CHECK_EQ(policy_class_key(POLICY_CLASS_IGNORE), PK_IGNORE_CODES);
 }
 
 static void
@@ -260,6 +273,7 @@ test_defaults(void)
 	};
 	struct policy_builder	b;
 	struct cb_policy	p;
+	struct cb_codeset	def;
 	struct cb_err		err;
 	char			buf[512];
 	size_t			i;
@@ -301,6 +315,13 @@ test_defaults(void)
 		CHECK_STR(buf, shown[i].out);
 		CHECK_STR(b.origin[shown[i].key], "built-in");
 	}
+	def = policy_default_class(POLICY_CLASS_FAILURE);
+	CHECK(codeset_eq(&def, &p.failure_codes));
+	def = policy_default_class(POLICY_CLASS_SUCCESS);
+	CHECK(codeset_eq(&def, &p.success_codes));
+	def = policy_default_class(POLICY_CLASSES);
+	for (k = 0; k < 256; k++)
+		CHECK(!codeset_has(&def, k));
 }
 
 /* One policy_set through the command line (every value a string). */
@@ -311,6 +332,60 @@ set_cli(struct policy_builder *b, enum policy_key k, const char *s,
 	struct policy_value	v = { PV_STRING, 0, 0, s, 1 };
 
 	return policy_set(b, k, &v, LAYER_CLI, "command line", err);
+}
+
+/* hint.c, which suggests the policy key meant by a misspelt one. */
+static void
+test_hint(void)
+{
+	static const char *const known[] = {
+		"open_timeout", "max_open_timeout", "timeout", "trip", NULL
+	};
+	struct hint	h;
+	size_t		i;
+	char		longname[80];
+
+	CHECK_EQ(hint_distance("open_timout", "open_timeout"), 1);
+	CHECK_EQ(hint_distance("open-timeout", "open_timeout"), 0);
+	CHECK_EQ(hint_distance("tirp", "trip"), 1);	/* a swap */
+	CHECK_EQ(hint_distance("", "abc"), 3);
+	memset(longname, 'a', sizeof longname - 1);
+	longname[sizeof longname - 1] = '\0';
+	CHECK(hint_distance(longname, "a") == SIZE_MAX);
+
+	hint_init(&h);
+	for (i = 0; known[i] != NULL; i++)
+		hint_offer(&h, "open_timout", known[i]);
+	CHECK_STR(hint_best(&h, "open_timout"), "open_timeout");
+	/* Too far, and too short for two edits to mean anything. */
+	hint_init(&h);
+	for (i = 0; known[i] != NULL; i++)
+		hint_offer(&h, "zzzzzzzz", known[i]);
+	CHECK(hint_best(&h, "zzzzzzzz") == NULL);
+	hint_init(&h);
+	hint_offer(&h, "tr", "trip");
+	CHECK(hint_best(&h, "tr") == NULL);
+	hint_init(&h);
+	CHECK(hint_best(&h, "x") == NULL);
+}
+
+/* policy_check: policy_set's verdict and message, nothing set. */
+static void
+test_check(void)
+{
+	struct policy_value	good = { PV_INT, 7, 0, NULL, 0 };
+	struct policy_value	bad = { PV_STRING, 0, 0, "x", 0 };
+	struct cb_err		err, err2;
+	struct policy_builder	b;
+
+	CHECK_EQ(policy_check(PK_TRIP_FAILURES, &good, &err), 0);
+	CHECK_EQ(policy_check(PK_TRIP_FAILURES, &bad, &err), -1);
+	policy_init(&b);
+	CHECK_EQ(policy_set(&b, PK_TRIP_FAILURES, &bad, LAYER_DEFAULTS, "f:1",
+	    &err2), -1);
+	CHECK_STR(err.msg, err2.msg);
+	CHECK_EQ(policy_check(PK_COUNT, &good, &err), -1);
+	CHECK(strncmp(err.msg, "unknown policy key ", 19) == 0);
 }
 
 /* One policy_set from a config file layer. */
@@ -636,7 +711,7 @@ test_classes(void)
 	struct cb_err		 err;
 	struct cb_codeset	 want;
 	char			 buf[1024];
-	const char *const	*name;
+	const char		*name;
 	int			 n;
 
 	/* The curl preset: 7 fails, 22 is the job's own, 0 succeeds. */
@@ -757,15 +832,16 @@ test_classes(void)
 	CHECK_STR(buf, "\"none\"");
 
 	/* Every preset is accepted and has disjoint classes. */
-	for (n = 0, name = policy_presets; *name != NULL; name++, n++) {
+	for (n = 0; (name = preset_name(n)) != NULL; n++) {
+		CHECK_EQ(preset_lookup(name), n);
 		policy_init(&b);
-		CHECK_EQ(set_cli(&b, PK_PRESET, *name, &err), 0);
+		CHECK_EQ(set_cli(&b, PK_PRESET, name, &err), 0);
 		CHECK_EQ(policy_finish(&b, &p, &err), 0);
 		CHECK(disjoint(&p));
 		CHECK(codeset_has(&p.success_codes, 0));
 		policy_format(&b, PK_PRESET, buf, sizeof buf);
-		CHECK(strlen(buf) == strlen(*name) + 2 &&
-		    strncmp(buf + 1, *name, strlen(*name)) == 0);
+		CHECK(strlen(buf) == strlen(name) + 2 &&
+		    strncmp(buf + 1, name, strlen(name)) == 0);
 	}
 	CHECK_EQ(n, 6);
 	policy_init(&b);
@@ -853,6 +929,8 @@ test_policy(void)
 	test_parse_codes();
 	test_keys();
 	test_defaults();
+	test_check();
+	test_hint();
 	test_set_errors();
 	test_set_values();
 	test_layers();

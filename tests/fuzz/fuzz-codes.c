@@ -1,13 +1,13 @@
 /*
- * fuzz-codes.c: libFuzzer harness for parse_codes ("6,7,28,50-59").  An
- * accepted list holds codes 0 to 255 only, and format_codes' spelling of
- * the set parses back to the same set.
+ * fuzz-codes.c: libFuzzer harness for units.c's parse_codes
+ * ("6,7,28,50-59").  An accepted list holds codes 0 to 255 only, and
+ * format_codes' spelling of the set parses back to the same set.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy.h"
+#include "units.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

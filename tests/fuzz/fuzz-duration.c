@@ -1,16 +1,14 @@
 /*
- * fuzz-duration.c: libFuzzer harness for parse_duration, which reads both
- * the config file and the command line.  An accepted duration is within
- * 0 to 100 years, and format_duration's spelling of it parses back to the
- * same value.
+ * fuzz-duration.c: libFuzzer harness for units.c's parse_duration, which
+ * reads both the config file and the command line.  An accepted duration
+ * is within 0 to 100 years, and format_duration's spelling of it parses
+ * back to the same value.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy.h"
-
-#define MAX_MS	(36525LL * 24 * 3600 * 1000)
+#include "units.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -27,7 +25,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	memcpy(s, data, len);
 	s[len] = '\0';
 	if (parse_duration(s, &ms, &err) == 0) {
-		if (ms < 0 || ms > MAX_MS)
+		if (ms < 0 || ms > UNITS_MAX_MS)
 			abort();
 		format_duration(ms, back, sizeof back);
 		if (parse_duration(back, &ms2, &err) != 0 || ms2 != ms)

@@ -1,0 +1,161 @@
+/*
+ * spawn-child.c: the child's side of spawn.c's fork, from the fork to the
+ * exec: put back the caller's signal dispositions and mask, die with
+ * cbexec, lead a process group, set up the descriptors and the environment
+ * a helper gets, and exec.  An error before the exec goes back to the
+ * parent as an errno on the exec-error pipe (git's run-command.c), and the
+ * child exits 127 or 126.
+ */
+#include <sys/types.h>
+#include <sys/prctl.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "spawn.h"
+#include "spawn-child.h"
+
+/* Where a helper's child keeps the exec-error pipe between fork and exec. */
+#define SPAWN_ERRFD	3
+
+const int spawn_fwd[SPAWN_NFWD] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+/*
+ * Give sig in the child the disposition exec would leave it: ignored stays
+ * ignored, anything else is the default.  Done before the mask is restored
+ * so that no handler of cbexec's ever runs in the child.
+ */
+static void
+spawn_child_reset(int sig, const struct sigaction *old)
+{
+	struct sigaction	sa;
+
+	memset(&sa, 0, sizeof sa);
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = spawn_ignored(old) ? SIG_IGN : SIG_DFL;
+	/* Valid signal and action: cannot fail. */
+	(void)sigaction(sig, &sa, NULL);
+}
+
+static void __attribute__((noreturn))
+spawn_child_fail(int fd, int e)
+{
+	/* Nobody else writes to the pipe, and 4 bytes are written at once. */
+	while (write(fd, &e, sizeof e) == -1 && errno == EINTR)
+		continue;
+	_exit(e == ENOENT ? 127 : 126);
+}
+
+/* Point stdin at /dev/null.  Returns 0 or -1 (errno set). */
+static int
+spawn_child_null(void)
+{
+	int	fd;
+
+	if ((fd = open("/dev/null", O_RDONLY)) == -1)
+		return -1;
+	if (fd != STDIN_FILENO) {
+		if (dup2(fd, STDIN_FILENO) == -1)
+			return -1;
+		(void)close(fd);
+	}
+	return 0;
+}
+
+/* What hooks and probe commands must never see (SPEC section 5). */
+static const char *const spawn_secrets[] = {
+	"CBEXEC_REDIS_PASSWORD", NULL
+};
+
+/* Remove the secrets from the environment.  Returns 0 or -1 (errno set). */
+static int
+spawn_child_scrub(void)
+{
+	size_t	i;
+
+	for (i = 0; spawn_secrets[i] != NULL; i++)
+		if (unsetenv(spawn_secrets[i]) == -1)
+			return -1;
+	return 0;
+}
+
+void
+spawn_child(const struct spawn_opts *opts, const struct spawn_saved *saved,
+    pid_t parent, int rfd, int wfd)
+{
+	size_t	i;
+
+	(void)close(rfd);
+
+	for (i = 0; i < SPAWN_NFWD; i++)
+		spawn_child_reset(spawn_fwd[i], &saved->fwd[i]);
+	spawn_child_reset(SIGTTIN, &saved->ttin);
+	spawn_child_reset(SIGTTOU, &saved->ttou);
+	/*
+	 * SIGCHLD stays SIG_DFL even if cbexec inherited it ignored: timeout(1)
+	 * hands its command the default too, and an ignored SIGCHLD makes every
+	 * wait(2) in the command fail.
+	 */
+
+	/*
+	 * Die with cbexec: if it is SIGKILLed, nothing else would ever time
+	 * the command out.  PDEATHSIG fires when the forking thread exits
+	 * (cbexec has one) and is dropped by exec of a set-user-ID program.
+	 * Checking the parent afterwards closes the window in which it died
+	 * before the prctl.
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
+		spawn_child_fail(wfd, errno);
+	if (getppid() != parent)
+		_exit(126);
+
+	/*
+	 * A group of our own lets a timeout reach the whole tree while cbexec,
+	 * outside it, survives to record the outcome.  The price, as with
+	 * timeout(1): this group is not the terminal's foreground group, so a
+	 * command that reads the tty is stopped by SIGTTIN, and the tty's ^C
+	 * and ^Z reach cbexec only (^C is forwarded, ^Z stops cbexec alone).
+	 * That is what --foreground is for; it is not worked around here.
+	 */
+	if (!opts->foreground && setpgid(0, 0) == -1)
+		spawn_child_fail(wfd, errno);
+
+	if (opts->stdin_null && spawn_child_null() == -1)
+		spawn_child_fail(wfd, errno);
+	if (opts->stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) == -1)
+		spawn_child_fail(wfd, errno);
+	for (i = 0; opts->env != NULL && opts->env[i] != NULL; i++)
+		if (putenv(opts->env[i]) != 0)
+			spawn_child_fail(wfd, errno);
+
+	/*
+	 * The wrapped command keeps every descriptor the caller passed (a
+	 * 3>file, make's jobserver pipe, LISTEN_FDS), as with timeout(1).
+	 * cbexec's own are all close-on-exec: the state and lock files, the
+	 * Redis socket, syslog's socket and this pipe.  A helper gets none.
+	 */
+	if (opts->helper) {
+		if (spawn_child_scrub() == -1)
+			spawn_child_fail(wfd, errno);
+		if (wfd != SPAWN_ERRFD) {
+			if (dup3(wfd, SPAWN_ERRFD, O_CLOEXEC) == -1)
+				spawn_child_fail(wfd, errno);
+			wfd = SPAWN_ERRFD;
+		}
+		closefrom(SPAWN_ERRFD + 1);
+	}
+
+	if (sigprocmask(SIG_SETMASK, opts->mask != NULL ? opts->mask :
+	    &saved->mask, NULL) == -1)
+		spawn_child_fail(wfd, errno);
+	/*
+	 * No shell of ours; execvp itself hands a file without "#!" that the
+	 * kernel refuses (ENOEXEC) to /bin/sh, as env(1) and timeout(1) do.
+	 */
+	execvp(opts->argv[0], opts->argv);
+	spawn_child_fail(wfd, errno);
+}

@@ -1,0 +1,60 @@
+/*
+ * store-lmdb-int.h: what the three files of the local store share:
+ * store-lmdb.c (the operations), store-lmdb-open.c (opening, with the file
+ * and directory safety checks) and store-lmdb-evict.c (choosing victims
+ * when max_records is reached).  These three, and only these, include
+ * lmdb.h; store.h is the interface for everyone else.
+ */
+#ifndef CBEXEC_STORE_LMDB_INT_H
+#define CBEXEC_STORE_LMDB_INT_H
+
+#include <stdint.h>
+
+#include <lmdb.h>
+
+#include "store.h"
+#include "util.h"
+
+/* First map of a new store; it doubles on MDB_MAP_FULL up to the cap. */
+#define LMDB_MAP_START	((size_t)1 << 20)
+#if SIZE_MAX > 0xffffffffu
+#define LMDB_MAP_MAX	((size_t)1 << 32)
+#else
+#define LMDB_MAP_MAX	((size_t)1 << 29)
+#endif
+
+struct store_lmdb {
+	struct store	 s;		/* first: what we hand out */
+	MDB_env		*env;		/* NULL: read-only, 0-byte file */
+	int		 dfd;		/* the data file, as checked */
+	int		 lfd;		/* the lock file, as checked, or -1 */
+	MDB_dbi		 dbi;
+	int		 readonly;
+	int		 broken;	/* a map resize failed: no map left */
+	struct cb_buf	 out;		/* update callback output, reused */
+	uint64_t	 max_records;	/* 0: unbounded */
+	store_rank_fn	 rank;
+	uint64_t	 rnd;		/* xorshift state for sampling */
+};
+
+/* The operations of a struct store_lmdb (store-lmdb.c). */
+extern const struct store_ops lmdb_ops;
+
+/*
+ * Begin a transaction on sl->env; an LMDB error code, or 0 with *txn to
+ * commit or abort.  Adopts a map grown elsewhere (store-lmdb.c).
+ */
+int	lmdb_begin(struct store_lmdb *, unsigned int flags, MDB_txn **);
+
+/* Close everything sl holds, whatever state the open left it in, and free
+ * it (store-lmdb.c). */
+void	lmdb_close(struct store *);
+
+/*
+ * In write transaction txn, when the store already holds max_records,
+ * choose victims as store.h describes, delete them and list them in
+ * sl->s.evicted.  Returns 0 or an LMDB error code (store-lmdb-evict.c).
+ */
+int	lmdb_evict(struct store_lmdb *, MDB_txn *);
+
+#endif

@@ -186,3 +186,37 @@ spoil() {
 	run -0 promtool check rules rules.yml
 	assert_output --partial 'SUCCESS'
 }
+
+@test "11.8: the README's CircuitOpen alert fires for an outage, not for a manual trip" {
+	command -v promtool >/dev/null || skip "no promtool"
+	awk '/^    groups:/,/^$/ { sub(/^    /, ""); print }' "$BATS_TEST_DIRNAME/../README.md" >rules.yml
+	cat >t.yml <<'YAML'
+rule_files: [rules.yml]
+evaluation_interval: 1m
+tests:
+  - interval: 1m
+    input_series:
+      - series: 'cbexec_breaker_state{name="api",state="open"}'
+        values: '1x60'
+      - series: 'cbexec_manual{name="api"}'
+        values: '0x60'
+      - series: 'cbexec_breaker_state{name="db",state="open"}'
+        values: '1x60'
+      - series: 'cbexec_manual{name="db"}'
+        values: '1x60'
+    alert_rule_test:
+      - eval_time: 20m
+        alertname: CircuitOpen
+        exp_alerts: []
+      - eval_time: 40m
+        alertname: CircuitOpen
+        exp_alerts:
+          - exp_labels: {name: api, state: open}
+            exp_annotations: {summary: "api: circuit open for 30m"}
+      - eval_time: 40m
+        alertname: CircuitTrippedByHand
+        exp_alerts: []
+YAML
+	run -0 promtool test rules t.yml
+	assert_output --partial SUCCESS
+}

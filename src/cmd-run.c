@@ -305,6 +305,11 @@ attempt(struct run_step *st, const struct spawn_opts *so, int *guarded,
 	else {
 		cmd_transitions(ctx, st->c.name, &st->c.fx);
 		st->left_open = st->c.rec.state == STATE_OPEN;
+		/* A probe that outlived its lease: a dropped permit. */
+		if (st->c.fx.late && !ctx->quiet)
+			cmd_warnx("%s: the probe outlived its lease: counted "
+			    "as a failure, and the breaker re-opens",
+			    st->c.name);
 		if (ctx->verbose)
 			cmd_warnx("%s: exit %d, counted as %s", st->c.name,
 			    res.status, breaker_outcome_name(st->c.counted));

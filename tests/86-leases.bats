@@ -49,3 +49,12 @@ load helper
 	assert_equal "$(json x .state)" open
 	assert_equal "$(json x .reason)" 'probe lease expired'
 }
+
+@test "a probe run that outlives its lease is a dropped permit too: re-opened, said on stderr" {
+	run -0 cb trip x --for 1ms
+	sleep 0.1
+	run -0 --separate-stderr cb run x -o probe_lease=1s -- sleep 2
+	[[ $stderr == *"x: the probe outlived its lease: counted as a failure"* ]] ||
+	    fail "stderr: $stderr"
+	assert_equal "$(json x '[.state, .successes, .failures] | join(" ")')" 'open 0 1'
+}

@@ -75,8 +75,8 @@ struct cb_policy {
 	uint32_t		retries;	/* run --retries: 0 none */
 	int64_t			retry_delay_ms;	/* first retry delay */
 
-	uint32_t		max_concurrent;	/* run slots (SPEC 2b); 0: none */
-	enum cb_on_open		on_busy;	/* when every run slot is taken */
+	uint32_t		max_concurrent;	/* run slots (SPEC 2b), 0 */
+	enum cb_on_open		on_busy;	/* no run slot free */
 	int			preset;		/* policy_presets index, -1 */
 };
 

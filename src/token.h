@@ -47,7 +47,7 @@ struct cb_token {
 	uint64_t	epoch;
 	uint64_t	slot;		/* the slots' token when probe or
 					 * running */
-	uint64_t	identity;	/* of the record; 0: a version 1 token */
+	uint64_t	identity;	/* of the record; 0: version 1 */
 	int64_t		acquired_ms;	/* wall clock */
 	char		name[TOKEN_NAME_MAX + 1];
 };

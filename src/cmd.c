@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -155,6 +156,37 @@ cmd_opt_find(const struct cmd_grammar *g, int key)
 }
 
 /*
+ * The global option (cbexec.c) that s (a short option letter when s is
+ * NULL) names, as a user would type it before the command, or NULL.
+ */
+static const char *
+global_option(const char *s, int letter)
+{
+	static const struct {
+		const char	*name;
+		const char	*shown;
+	} globals[] = {
+		{ "config", "-c FILE" }, { "state", "-s PATH" },
+		{ "quiet", "-q" }, { "verbose", "-v" }, { NULL, NULL }
+	};
+	size_t	i, n;
+
+	for (i = 0; globals[i].name != NULL; i++) {
+		if (s == NULL) {
+			if (letter == globals[i].shown[1])
+				return globals[i].shown;
+			continue;
+		}
+		n = strlen(globals[i].name);
+		if (strncmp(s, "--", 2) == 0 &&
+		    strncmp(s + 2, globals[i].name, n) == 0 &&
+		    (s[n + 2] == '\0' || s[n + 2] == '='))
+			return globals[i].shown;
+	}
+	return NULL;
+}
+
+/*
  * The options and operands of argv by g; usage and help are e's.  With
  * CMD_NAME_FIRST, argv[1] is NAME and stands in for argv[0] while the
  * options after it are read.
@@ -165,6 +197,7 @@ cmd_parse_grammar(const struct cmd_entry *e, const struct cmd_grammar *g,
 {
 	struct option	 lo[CMD_MAX_OPTS + 2];
 	char		 spec[2 * CMD_MAX_OPTS + 4], *first = NULL;
+	const char	*glob;
 	int		 ch, i, n;
 
 	if ((g->flags & CMD_NAME_FIRST) && argc >= 2) {
@@ -187,6 +220,13 @@ cmd_parse_grammar(const struct cmd_entry *e, const struct cmd_grammar *g,
 		if (ch == ':')
 			return cmd_bad(e, "%s: option '%s' needs an argument",
 			    a->what, argv[optind - 1]);
+		if (ch == '?' && (glob = global_option(optopt != 0 ? NULL :
+		    argv[optind - 1], optopt)) != NULL)
+			return cmd_bad(e, "%s: unknown option '%.*s': a "
+			    "global option, given before the command (cbexec "
+			    "%s %s ...)", a->what, optopt != 0 ? 2 : INT_MAX,
+			    optopt != 0 ? glob : argv[optind - 1], glob,
+			    e->name);
 		if (ch == '?' && optopt != 0)
 			return cmd_bad(e, "%s: unknown option '-%c'", a->what,
 			    optopt);

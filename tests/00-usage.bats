@@ -86,6 +86,16 @@ load helper
 	assert [ ! -e marker ]
 }
 
+@test "a global option after the command says where it belongs" {
+	run -125 cb run x -q -- touch marker
+	assert_line --index 0 "cbexec: run: unknown option '-q': a global option, given before the command (cbexec -q run ...)"
+	assert [ ! -e marker ]
+	run -2 cb status --state=/tmp/x
+	assert_line --index 0 "cbexec: status: unknown option '--state=/tmp/x': a global option, given before the command (cbexec -s PATH status ...)"
+	run -2 cb trip x -vq
+	assert_line --index 0 "cbexec: trip: unknown option '-v': a global option, given before the command (cbexec -v trip ...)"
+}
+
 @test "run without a command is a usage error (125)" {
 	run -125 cb run x
 	run -125 cb run x --

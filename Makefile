@@ -106,8 +106,8 @@ $(file >$(B)/.flags,$(FLAGS_NOW))
 endif
 
 # The pure core: links without -llmdb or -lconfig (the unit tests prove it).
-PURE	= util units preset policy policy-finish record breaker classify name \
-	  hint token
+PURE	= util units preset policy policy-finish record record-decode breaker \
+	  classify name hint token
 IO	= clock config config-layer conftext statefile store-lmdb \
 	  store-lmdb-open store-lmdb-evict store-redis spawn spawn-child \
 	  cmd ctx call hook cmd-admin cmd-run cmd-check status status-text \

@@ -106,16 +106,21 @@ $(file >$(B)/.flags,$(FLAGS_NOW))
 endif
 
 # The pure core: links without -llmdb or -lconfig (the unit tests prove it).
-PURE	= util units preset policy policy-finish record breaker classify name \
-	  hint token
+PURE	= util units preset policy policy-finish record record-decode breaker \
+	  classify name hint token
 IO	= clock config config-layer conftext statefile store-lmdb \
 	  store-lmdb-open store-lmdb-evict store-redis spawn spawn-child \
 	  cmd ctx call hook cmd-admin cmd-run cmd-check status status-text \
 	  status-json status-prom out cmd-reset cmd-trip cmd-forget cmd-gc \
 	  cmd-help cmd-acquire cmd-release cmd-config cbexec
-# The Redis store's URL parser (pure) and deadline-bound name lookup.
+# The Redis store's URL parser (pure) and deadline-bound name lookup; its
+# connection and walks only with hiredis (store-redis.c stands alone
+# without it).
 PURE	+= redis-url
 IO	+= resolve
+ifeq ($(WITH_REDIS),1)
+IO	+= store-redis-conn store-redis-scan
+endif
 OBJS	= $(PURE:%=$(B)/%.o) $(IO:%=$(B)/%.o)
 PUREOBJS = $(PURE:%=$(B)/%.o)
 

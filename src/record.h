@@ -4,7 +4,8 @@
  * The encoding is explicit little-endian, field by field, never a raw
  * struct: magic "CBRK", a u16 format version, then the fields in the order
  * record.c lists them.  A record from a newer version is refused, so an old
- * cbexec never rewrites what it does not understand.  Pure: no I/O.
+ * cbexec never rewrites what it does not understand.  record.c encodes,
+ * record-decode.c decodes every version.  Pure: no I/O.
  */
 #ifndef CBEXEC_RECORD_H
 #define CBEXEC_RECORD_H
@@ -68,7 +69,8 @@ struct cb_slot {
 struct cb_snapshot {
 	uint8_t		set;		/* 0: never ran under v3 */
 	uint8_t		trip_policy;	/* enum cb_trip_policy */
-	int16_t		preset;		/* index in policy_presets, -1 */
+	int16_t		preset;		/* preset_lookup's index (preset.c),
+					 * -1: none */
 	uint32_t	trip_failures;
 	int64_t		trip_period_ms;
 	uint32_t	trip_window;
@@ -183,7 +185,7 @@ enum record_error {
 
 /*
  * Decode len bytes into r.  Returns RECORD_OK, or an error class with a
- * message in err ("record version 7 is newer than this cbexec's 1").
+ * message in err ("record version 7 is newer than this cbexec's 3").
  * Every byte of r up to slots, the window and each slot, failure time, run
  * mark and transition in use is set (padding and text tails to 0); the
  * entries past their counts are left as they were.

@@ -1,31 +1,30 @@
 /*
  * store-redis.c: the fleet store (SPEC section 9), breaker records shared by
- * many hosts through one Redis server, and the only file that includes
- * hiredis.h.  It holds no breaker logic: a record is the same opaque bytes
- * as in LMDB, stored as a Redis string under prefix + NAME, and update() is
- * the store interface's read-modify-write done optimistically: WATCH the
- * key, GET it, let the callback compute the new bytes, then MULTI / SET (or
- * DEL) / EXEC, which Redis refuses when another writer touched the key
- * after the WATCH; the loop then runs the callback again on the new bytes,
- * a bounded number of times with a short random pause.  Each round trip is
- * bounded by store_timeout, so a Redis that does not answer costs at most a
- * few timeouts and the caller can fall back to the local store.  Built
+ * many hosts through one Redis server.  It holds no breaker logic: a
+ * record is the same opaque bytes as in LMDB, stored as a Redis string
+ * under prefix + NAME, and update() is the store interface's
+ * read-modify-write done optimistically: WATCH the key, GET it, let the
+ * callback compute the new bytes, then MULTI / SET (or DEL) / EXEC, which
+ * Redis refuses when another writer touched the key after the WATCH; the
+ * loop then runs the callback again on the new bytes, a bounded number of
+ * times with a short random pause.  Each round trip is bounded by
+ * store_timeout, so a Redis that does not answer costs at most a few
+ * timeouts and the caller can fall back to the local store.  Built
  * without hiredis (WITH_REDIS=0), the URL is still parsed, and opening
- * fails with a message that says so.
+ * fails with a message that says so.  The connection is
+ * store-redis-conn.c's; each, prune and eviction, which walk every key,
+ * store-redis-scan.c's; these three files are the only ones that include
+ * hiredis.h (store-redis-int.h).
  */
-#include <sys/time.h>
 #include <sys/types.h>
 
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #ifdef CBEXEC_REDIS
 #include <hiredis/hiredis.h>
@@ -33,15 +32,14 @@
 
 #include "clock.h"
 #include "redis-url.h"
-#include "resolve.h"
 #include "store.h"
+#ifdef CBEXEC_REDIS
+#include "store-redis-int.h"
+#endif
 #include "util.h"
 
 /* Optimistic update attempts before giving up on a hot key. */
 #define REDIS_RETRIES	100
-/* Keys per SCAN step and per MGET. */
-#define REDIS_SCAN_COUNT	"500"
-#define REDIS_MGET_BATCH	200
 
 int
 store_is_redis(const char *path)
@@ -83,35 +81,13 @@ store_redis_version(void)
 	return buf;
 }
 
-struct store_redis {
-	struct store	 s;		/* first: what we hand out */
-	struct redis_url u;
-	char		*password;
-	struct timeval	 tv;
-	int64_t		 timeout_ms;
-	redisContext	*c;		/* NULL: not connected */
-	int		 timedout;	/* the last I/O error was a timeout */
-	struct cb_buf	 key;		/* prefix + NAME */
-	size_t		 prefixlen;
-	struct cb_buf	 out;		/* update callback output, reused */
-	struct cb_buf	 peek;		/* update_peek's snapshot */
-	int		 created;	/* the last update made its record */
-	uint64_t	 max_records;	/* 0: no bound */
-	store_rank_fn	 rank;
-};
-
 static int	redis_update(struct store *, const char *, store_update_fn,
 		    void *, struct cb_err *);
 static int	redis_update_peek(struct store *, const char *,
 		    store_update_fn, void *, struct cb_err *);
 static int	redis_get(struct store *, const char *, struct cb_buf *,
 		    struct cb_err *);
-static int	redis_each(struct store *, store_each_fn, void *,
-		    struct cb_err *);
-static int	redis_prune(struct store *, store_prune_fn, void *,
-		    struct cb_buf *, struct cb_err *);
 static void	redis_close(struct store *);
-static void	redis_evict(struct store_redis *, const char *);
 static int	redis_fetch(struct store_redis *, const char *, const char *,
 		    struct cb_buf *, struct cb_err *);
 
@@ -125,238 +101,6 @@ static const struct store_ops redis_ops = {
 	.prune = redis_prune,
 	.close = redis_close
 };
-
-/*
- * hiredis writes with write(2): a server gone away would kill us with
- * SIGPIPE.  Hold it blocked while we talk, and swallow one that arrived.
- */
-static void
-pipe_block(sigset_t *old)
-{
-	sigset_t	set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGPIPE);
-	sigprocmask(SIG_BLOCK, &set, old);
-}
-
-static void
-pipe_restore(const sigset_t *old)
-{
-	struct timespec	zero = { 0, 0 };
-	sigset_t	set, pending;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGPIPE);
-	if (!sigismember(old, SIGPIPE) && sigpending(&pending) == 0 &&
-	    sigismember(&pending, SIGPIPE)) {
-		while (sigtimedwait(&set, NULL, &zero) == -1 &&
-		    errno == EINTR)
-			;
-	}
-	sigprocmask(SIG_SETMASK, old, NULL);
-}
-
-/* Why the connection failed, in words a user can act on. */
-static void
-redis_io_error(struct store_redis *sr, const char *what, struct cb_err *err)
-{
-	const char	*why = "connection lost";
-
-	sr->timedout = 0;
-	if (sr->c != NULL && sr->c->err != 0) {
-		why = sr->c->errstr;
-		if (strstr(why, "temporarily unavailable") != NULL ||
-		    strstr(why, "timed out") != NULL)
-			why = NULL;
-	}
-	if (why == NULL) {
-		sr->timedout = 1;
-		err_set(err, "%s in state '%s': no answer within %lldms", what,
-		    sr->s.path, (long long)sr->timeout_ms);
-	} else
-		err_set(err, "%s in state '%s': %s", what, sr->s.path, why);
-	sr->s.down = 1;
-	/* The reply stream is out of step now: start afresh next time. */
-	if (sr->c != NULL) {
-		redisFree(sr->c);
-		sr->c = NULL;
-	}
-}
-
-/* A reply of the wrong kind: the server answered, but not usefully. */
-static void
-redis_bad_reply(struct store_redis *sr, const char *what, redisReply *r,
-    struct cb_err *err)
-{
-	if (r != NULL && r->type == REDIS_REPLY_ERROR)
-		err_set(err, "%s in state '%s': %.200s", what, sr->s.path,
-		    r->str);
-	else
-		err_set(err, "%s in state '%s': unexpected reply (type %d)",
-		    what, sr->s.path, r != NULL ? r->type : -1);
-	sr->s.down = 1;
-}
-
-/* One command, waiting for its reply; NULL after filling err. */
-static redisReply *
-redis_call(struct store_redis *sr, const char *what, int argc,
-    const char **argv, const size_t *lens, struct cb_err *err)
-{
-	redisReply	*r;
-
-	r = redisCommandArgv(sr->c, argc, argv, lens);
-	if (r == NULL)
-		redis_io_error(sr, what, err);
-	return r;
-}
-
-/* Read the next pipelined reply; NULL after filling err. */
-static redisReply *
-redis_next(struct store_redis *sr, const char *what, struct cb_err *err)
-{
-	void	*r = NULL;
-
-	if (redisGetReply(sr->c, &r) != REDIS_OK || r == NULL) {
-		redis_io_error(sr, what, err);
-		return NULL;
-	}
-	return r;
-}
-
-static int
-redis_expect_ok(struct store_redis *sr, const char *what, redisReply *r,
-    struct cb_err *err)
-{
-	if (r->type == REDIS_REPLY_STATUS && strcmp(r->str, "OK") == 0)
-		return 0;
-	redis_bad_reply(sr, what, r, err);
-	return -1;
-}
-
-/* Connecting took longer than store_timeout. */
-static int
-redis_slow(struct store_redis *sr, struct cb_err *err)
-{
-	err_set(err, "cannot connect to Redis in state '%s': no answer "
-	    "within %lldms", sr->s.path, (long long)sr->timeout_ms);
-	sr->timedout = 1;
-	sr->s.down = 1;
-	return -1;
-}
-
-/*
- * A TCP connection to one of the host's addresses, the lookup and every
- * attempt together within store_timeout; NULL after filling err.
- */
-static int
-redis_connect_tcp(struct store_redis *sr, struct cb_err *err)
-{
-	struct resolved		ad;
-	struct cb_err		why;
-	struct timeval		tv;
-	int64_t			deadline, left;
-	int			i;
-
-	deadline = clock_mono_ms() + sr->timeout_ms;
-	switch (resolve_host(sr->u.host, deadline, &ad, &why)) {
-	case RESOLVE_LATE:
-		return redis_slow(sr, err);
-	case RESOLVE_FAILED:
-		err_set(err, "cannot connect to Redis in state '%s': %s",
-		    sr->s.path, why.msg);
-		sr->s.down = 1;
-		return -1;
-	}
-	for (i = 0; i < ad.n; i++) {
-		if (sr->c != NULL) {
-			redisFree(sr->c);
-			sr->c = NULL;
-		}
-		if ((left = deadline - clock_mono_ms()) <= 0)
-			return redis_slow(sr, err);
-		tv.tv_sec = (time_t)(left / 1000);
-		tv.tv_usec = (suseconds_t)(left % 1000 * 1000);
-		sr->c = redisConnectWithTimeout(ad.addr[i], sr->u.port, tv);
-		if (sr->c == NULL || sr->c->err == 0)
-			break;
-	}
-	return 0;
-}
-
-/* Connect, AUTH and SELECT, unless a healthy connection exists. */
-static int
-redis_connect(struct store_redis *sr, struct cb_err *err)
-{
-	redisReply	*r;
-	const char	*argv[3];
-	char		 db[16];
-	int		 flags, n;
-
-	if (sr->c != NULL) {
-		if (sr->c->err == 0)
-			return 0;
-		redisFree(sr->c);
-		sr->c = NULL;
-	}
-	if (sr->u.sock != NULL)
-		sr->c = redisConnectUnixWithTimeout(sr->u.sock, sr->tv);
-	else if (redis_connect_tcp(sr, err) == -1)
-		return -1;
-	if (sr->c == NULL) {
-		err_set(err, "cannot connect to Redis state '%s': out of "
-		    "memory", sr->s.path);
-		sr->s.down = 1;
-		return -1;
-	}
-	if (sr->c->err != 0) {
-		redis_io_error(sr, "cannot connect to Redis", err);
-		return -1;
-	}
-	/* The wrapped command must inherit no cbexec descriptor. */
-	if ((flags = fcntl(sr->c->fd, F_GETFD)) == -1 ||
-	    fcntl(sr->c->fd, F_SETFD, flags | FD_CLOEXEC) == -1 ||
-	    redisSetTimeout(sr->c, sr->tv) != REDIS_OK) {
-		err_set(err, "cannot set up the connection to Redis state "
-		    "'%s': %s", sr->s.path, strerror(errno));
-		sr->s.down = 1;
-		redisFree(sr->c);
-		sr->c = NULL;
-		return -1;
-	}
-
-	if (sr->password != NULL) {
-		n = 0;
-		argv[n++] = "AUTH";
-		if (sr->u.user != NULL)
-			argv[n++] = sr->u.user;
-		argv[n++] = sr->password;
-		if ((r = redis_call(sr, "cannot authenticate to Redis", n,
-		    argv, NULL, err)) == NULL)
-			return -1;
-		n = redis_expect_ok(sr, "Redis refused AUTH", r, err);
-		freeReplyObject(r);
-		if (n == -1)
-			goto drop;
-	}
-	if (sr->u.db != 0) {
-		snprintf(db, sizeof db, "%ld", sr->u.db);
-		argv[0] = "SELECT";
-		argv[1] = db;
-		if ((r = redis_call(sr, "cannot select the Redis database", 2,
-		    argv, NULL, err)) == NULL)
-			return -1;
-		n = redis_expect_ok(sr, "Redis refused SELECT", r, err);
-		freeReplyObject(r);
-		if (n == -1)
-			goto drop;
-	}
-	return 0;
-drop:
-	redisFree(sr->c);
-	sr->c = NULL;
-	return -1;
-}
 
 /* prefix + NAME into sr->key. */
 static int
@@ -575,7 +319,7 @@ redis_try_update(struct store_redis *sr, const char *name,
 }
 
 /* The optimistic loop around redis_try_update (see store.h). */
-static int
+int
 redis_update_loop(struct store_redis *sr, const char *name,
     store_update_fn fn, void *arg, struct cb_err *err)
 {
@@ -587,7 +331,7 @@ redis_update_loop(struct store_redis *sr, const char *name,
 	sr->timedout = 0;
 	if (redis_key(sr, name, "cannot update breaker", err) == -1)
 		return -1;
-	pipe_block(&old);
+	redis_pipe_block(&old);
 	for (attempt = 0; attempt < REDIS_RETRIES; attempt++) {
 		if (redis_connect(sr, err) == -1) {
 			rc = -1;
@@ -621,7 +365,7 @@ redis_update_loop(struct store_redis *sr, const char *name,
 		    REDIS_RETRIES);
 		rc = -1;
 	}
-	pipe_restore(&old);
+	redis_pipe_restore(&old);
 	return rc;
 }
 
@@ -699,7 +443,7 @@ redis_fetch(struct store_redis *sr, const char *name, const char *what,
 	argv[1] = (const char *)sr->key.data;
 	lens[0] = 3;
 	lens[1] = sr->key.len;
-	pipe_block(&old);
+	redis_pipe_block(&old);
 	for (tries = 0; tries < 2 && r == NULL; tries++) {
 		if ((tries > 0 && sr->timedout) ||
 		    redis_connect(sr, err) == -1)
@@ -717,7 +461,7 @@ redis_fetch(struct store_redis *sr, const char *name, const char *what,
 		redis_bad_reply(sr, what, r, err);
 	freeReplyObject(r);
 out:
-	pipe_restore(&old);
+	redis_pipe_restore(&old);
 	return rc;
 }
 
@@ -729,452 +473,6 @@ redis_get(struct store *s, const char *name, struct cb_buf *out,
 	    "cannot read breaker", out, err);
 }
 
-struct redis_name {
-	char	*key;
-	size_t	 len;
-};
-
-static int
-name_cmp(const void *a, const void *b)
-{
-	const struct redis_name	*x = a, *y = b;
-	size_t			 n;
-	int			 c;
-
-	n = x->len < y->len ? x->len : y->len;
-	if ((c = memcmp(x->key, y->key, n)) != 0)
-		return c;
-	return x->len < y->len ? -1 : x->len > y->len;
-}
-
-/* The SCAN MATCH pattern: the prefix with glob bytes escaped, then '*'. */
-static char *
-redis_pattern(const struct store_redis *sr)
-{
-	char	*pat, *p;
-	size_t	 i;
-
-	p = pat = xmalloc(2 * sr->prefixlen + 2);
-	for (i = 0; i < sr->prefixlen; i++) {
-		if (strchr("*?[]\\", sr->key.data[i]) != NULL)
-			*p++ = '\\';
-		*p++ = (char)sr->key.data[i];
-	}
-	*p++ = '*';
-	*p = '\0';
-	return pat;
-}
-
-/* Every key under the prefix, sorted, without SCAN's duplicates. */
-static int
-redis_scan(struct store_redis *sr, struct redis_name **namesp, size_t *np,
-    struct cb_err *err)
-{
-	static const char	 what[] = "cannot list breakers";
-	struct redis_name	*names = NULL;
-	redisReply		*r, *keys;
-	const char		*argv[6];
-	char			 cursor[32], *pat;
-	size_t			 n = 0, cap = 0, i, j;
-	int			 rc = -1;
-
-	pat = redis_pattern(sr);
-	snprintf(cursor, sizeof cursor, "0");
-	for (;;) {
-		argv[0] = "SCAN";
-		argv[1] = cursor;
-		argv[2] = "MATCH";
-		argv[3] = pat;
-		argv[4] = "COUNT";
-		argv[5] = REDIS_SCAN_COUNT;
-		if ((r = redis_call(sr, what, 6, argv, NULL, err)) == NULL)
-			goto out;
-		if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
-		    r->element[0]->type != REDIS_REPLY_STRING ||
-		    r->element[0]->len >= sizeof cursor ||
-		    r->element[1]->type != REDIS_REPLY_ARRAY) {
-			redis_bad_reply(sr, what, r, err);
-			freeReplyObject(r);
-			goto out;
-		}
-		memcpy(cursor, r->element[0]->str, r->element[0]->len);
-		cursor[r->element[0]->len] = '\0';
-		keys = r->element[1];
-		for (i = 0; i < keys->elements; i++) {
-			if (keys->element[i]->type != REDIS_REPLY_STRING ||
-			    keys->element[i]->len <= sr->prefixlen)
-				continue;
-			if (n == cap) {
-				cap = cap == 0 ? 64 : cap * 2;
-				names = xrealloc(names, cap * sizeof *names);
-			}
-			names[n].len = keys->element[i]->len;
-			names[n].key = xmalloc(names[n].len);
-			memcpy(names[n].key, keys->element[i]->str,
-			    names[n].len);
-			n++;
-		}
-		freeReplyObject(r);
-		if (strcmp(cursor, "0") == 0)
-			break;
-	}
-	if (n > 1) {
-		qsort(names, n, sizeof *names, name_cmp);
-		for (i = 1, j = 1; i < n; i++) {
-			if (name_cmp(&names[i], &names[j - 1]) == 0)
-				free(names[i].key);
-			else
-				names[j++] = names[i];
-		}
-		n = j;
-	}
-	rc = 0;
-out:
-	free(pat);
-	if (rc == -1) {
-		for (i = 0; i < n; i++)
-			free(names[i].key);
-		free(names);
-		names = NULL;
-		n = 0;
-	}
-	*namesp = names;
-	*np = n;
-	return rc;
-}
-
-static int
-redis_each(struct store *s, store_each_fn fn, void *arg, struct cb_err *err)
-{
-	struct store_redis	*sr = (struct store_redis *)s;
-	struct redis_name	*names = NULL;
-	redisReply		*r, *v;
-	sigset_t		 old;
-	const char		**argv;
-	size_t			*lens, n = 0, i, j, batch;
-	int			 rc = -1, stop = 0, tries;
-
-	s->down = 0;
-	sr->timedout = 0;
-	pipe_block(&old);
-	argv = xcalloc(REDIS_MGET_BATCH + 1, sizeof *argv);
-	lens = xcalloc(REDIS_MGET_BATCH + 1, sizeof *lens);
-	for (tries = 0; tries < 2; tries++) {
-		s->down = 0;
-		if (redis_connect(sr, err) == -1)
-			goto out;
-		if ((rc = redis_scan(sr, &names, &n, err)) == 0)
-			break;
-		if (sr->c != NULL || sr->timedout)
-			goto out;	/* an error reply, or no answer */
-	}
-	if (rc == -1)
-		goto out;
-	rc = -1;
-	for (i = 0; i < n && !stop; i += batch) {
-		batch = n - i < REDIS_MGET_BATCH ? n - i : REDIS_MGET_BATCH;
-		argv[0] = "MGET";
-		lens[0] = 4;
-		for (j = 0; j < batch; j++) {
-			argv[j + 1] = names[i + j].key;
-			lens[j + 1] = names[i + j].len;
-		}
-		if ((r = redis_call(sr, "cannot read breakers", (int)batch + 1,
-		    argv, lens, err)) == NULL)
-			goto out;
-		if (r->type != REDIS_REPLY_ARRAY || r->elements != batch) {
-			redis_bad_reply(sr, "cannot read breakers", r, err);
-			freeReplyObject(r);
-			goto out;
-		}
-		for (j = 0; j < batch && !stop; j++) {
-			v = r->element[j];
-			/* Gone since the SCAN, or not a string: skip it. */
-			if (v->type != REDIS_REPLY_STRING)
-				continue;
-			switch (fn(names[i + j].key + sr->prefixlen,
-			    names[i + j].len - sr->prefixlen,
-			    (const uint8_t *)v->str, v->len, arg, err)) {
-			case 0:
-				break;
-			case 1:
-				stop = 1;
-				break;
-			default:
-				freeReplyObject(r);
-				goto out;
-			}
-		}
-		freeReplyObject(r);
-	}
-	rc = 0;
-out:
-	for (i = 0; i < n; i++)
-		free(names[i].key);
-	free(names);
-	free(argv);
-	free(lens);
-	pipe_restore(&old);
-	return rc;
-}
-
-/*
- * gc and eviction delete a record only if it still holds the bytes they
- * judged: an atomic conditional delete, the WATCH of update() making sure
- * that nobody changed it in between.
- */
-struct redis_cond {
-	const uint8_t	*data;		/* the bytes judged */
-	size_t		 len;
-	store_prune_fn	 fn;		/* or: judge again (gc) */
-	void		*arg;
-	const char	*name;
-	size_t		 namelen;
-	int		 deleted;	/* the last call asked for DEL */
-};
-
-static int
-cond_cb(const uint8_t *old, size_t oldlen, struct cb_buf *out, void *arg,
-    struct cb_err *err)
-{
-	struct redis_cond	*c = arg;
-	int			 rc;
-
-	(void)out;
-	c->deleted = 0;
-	if (old == NULL)
-		return STORE_KEEP;
-	if (c->fn != NULL) {
-		if ((rc = c->fn(c->name, c->namelen, old, oldlen, c->arg,
-		    err)) == -1)
-			return -1;
-		c->deleted = rc == 1;
-	} else
-		c->deleted = oldlen == c->len && memcmp(old, c->data,
-		    oldlen) == 0;
-	return c->deleted ? STORE_DELETE : STORE_KEEP;
-}
-
-/* A store name from a key: NUL-terminated, or -1 for one we cannot use. */
-static int
-redis_name(const struct store_redis *sr, const char *key, size_t keylen,
-    char name[STORE_NAME_MAX + 1])
-{
-	size_t	len = keylen - sr->prefixlen;
-
-	if (keylen <= sr->prefixlen || len > STORE_NAME_MAX ||
-	    memchr(key + sr->prefixlen, '\0', len) != NULL)
-		return -1;
-	memcpy(name, key + sr->prefixlen, len);
-	name[len] = '\0';
-	return 0;
-}
-
-struct redis_prune_step {
-	struct store_redis	*sr;
-	store_prune_fn		 fn;
-	void			*arg;
-	struct cb_buf		*removed;
-};
-
-/* Each record as read by MGET: those fn selects are deleted if still so. */
-static int
-prune_cb(const char *name, size_t namelen, const uint8_t *data, size_t len,
-    void *arg, struct cb_err *err)
-{
-	struct redis_prune_step	*ps = arg;
-	struct redis_cond	 c;
-	char			 nm[STORE_NAME_MAX + 1];
-	int			 rc;
-
-	if ((rc = ps->fn(name, namelen, data, len, ps->arg, err)) != 1)
-		return rc;
-	if (namelen > STORE_NAME_MAX || memchr(name, '\0', namelen) != NULL)
-		return 0;
-	memcpy(nm, name, namelen);
-	nm[namelen] = '\0';
-	memset(&c, 0, sizeof c);
-	c.fn = ps->fn;
-	c.arg = ps->arg;
-	c.name = nm;
-	c.namelen = namelen;
-	if (redis_update_loop(ps->sr, nm, cond_cb, &c, err) == -1)
-		return -1;
-	if (c.deleted)
-		buf_add(ps->removed, nm, namelen + 1);
-	return 0;
-}
-
-/*
- * gc: walk the records as each() does, and delete each one that fn
- * selects with a conditional delete, fn judging the then current bytes
- * again (so a breaker used meanwhile stays).
- */
-static int
-redis_prune(struct store *s, store_prune_fn fn, void *arg,
-    struct cb_buf *removed, struct cb_err *err)
-{
-	struct redis_prune_step	ps;
-
-	ps.sr = (struct store_redis *)s;
-	ps.fn = fn;
-	ps.arg = arg;
-	ps.removed = removed;
-	return redis_each(s, prune_cb, &ps, err);
-}
-
-/* An eviction candidate. */
-struct redis_cand {
-	char			 name[STORE_NAME_MAX + 1];
-	struct store_rank	 rank;
-	uint8_t			*data;
-	size_t			 len;
-};
-
-static int
-cand_cmp(const void *a, const void *b)
-{
-	const struct redis_cand	*x = a, *y = b;
-
-	if (x->rank.pinned != y->rank.pinned)
-		return x->rank.pinned - y->rank.pinned;
-	return x->rank.last_used_ms < y->rank.last_used_ms ? -1 :
-	    x->rank.last_used_ms > y->rank.last_used_ms;
-}
-
-/*
- * MGET the keys names[idx[0..n-1]] and rank them into cand (skipping
- * the record just made, gone ones and unreadable ones); the number added.
- */
-static size_t
-redis_rank(struct store_redis *sr, const struct redis_name *names,
-    const size_t *idx, size_t n, const char *made, struct redis_cand *cand,
-    struct cb_err *err)
-{
-	redisReply	*r, *v;
-	const char	**argv;
-	size_t		*lens, i, j, batch, nc = 0;
-
-	argv = xcalloc(REDIS_MGET_BATCH + 1, sizeof *argv);
-	lens = xcalloc(REDIS_MGET_BATCH + 1, sizeof *lens);
-	for (i = 0; i < n; i += batch) {
-		batch = n - i < REDIS_MGET_BATCH ? n - i : REDIS_MGET_BATCH;
-		argv[0] = "MGET";
-		lens[0] = 4;
-		for (j = 0; j < batch; j++) {
-			argv[j + 1] = names[idx[i + j]].key;
-			lens[j + 1] = names[idx[i + j]].len;
-		}
-		if ((r = redis_call(sr, "cannot evict", (int)batch + 1, argv,
-		    lens, err)) == NULL)
-			break;
-		for (j = 0; r->type == REDIS_REPLY_ARRAY && j < r->elements &&
-		    j < batch; j++) {
-			v = r->element[j];
-			if (v->type != REDIS_REPLY_STRING ||
-			    redis_name(sr, names[idx[i + j]].key,
-			    names[idx[i + j]].len, cand[nc].name) == -1 ||
-			    strcmp(cand[nc].name, made) == 0 ||
-			    sr->rank((const uint8_t *)v->str, v->len,
-			    &cand[nc].rank) == -1)
-				continue;
-			cand[nc].data = xmalloc(v->len + 1);
-			memcpy(cand[nc].data, v->str, v->len);
-			cand[nc].len = v->len;
-			nc++;
-		}
-		freeReplyObject(r);
-	}
-	free(argv);
-	free(lens);
-	return nc;
-}
-
-/*
- * After a creation: when the prefix holds more than max_records keys,
- * delete up to STORE_MAX_EVICT of the least recently used, chosen as
- * store.h says (exact up to STORE_EXACT_SCAN keys, else from a random
- * sample of STORE_SAMPLE, the whole set only when the sample holds no
- * unpinned record).  DBSIZE first, so that a database holding no more
- * keys than the bound costs one round trip.  Unlike LMDB this is a step
- * after the creation, not in its transaction: a failure leaves the store
- * over its bound until the next creation, and the creation stands.
- */
-static void
-redis_evict(struct store_redis *sr, const char *made)
-{
-	struct store_evicted	*ev = &sr->s.evicted;
-	struct redis_name	*names = NULL;
-	struct redis_cand	*cand = NULL;
-	struct redis_cond	 c;
-	struct cb_err		 err;
-	redisReply		*r;
-	const char		*argv[1] = { "DBSIZE" };
-	sigset_t		 old;
-	size_t			*idx = NULL, n = 0, nc = 0, ns, i, want, k;
-
-	pipe_block(&old);
-	if (redis_connect(sr, &err) == -1 ||
-	    (r = redis_call(sr, "cannot evict", 1, argv, NULL, &err)) == NULL)
-		goto out;
-	k = r->type == REDIS_REPLY_INTEGER ? (size_t)r->integer : SIZE_MAX;
-	freeReplyObject(r);
-	if (k <= sr->max_records || redis_scan(sr, &names, &n, &err) == -1 ||
-	    n <= sr->max_records)
-		goto out;
-	want = n - sr->max_records;
-	if (want > STORE_MAX_EVICT)
-		want = STORE_MAX_EVICT;
-	idx = xcalloc(n, sizeof *idx);
-	cand = xcalloc(n < STORE_SAMPLE ? STORE_SAMPLE : n, sizeof *cand);
-	if (n <= STORE_EXACT_SCAN) {
-		for (i = 0; i < n; i++)
-			idx[i] = i;
-		ns = n;
-	} else {
-		for (i = 0; i < STORE_SAMPLE; i++)
-			idx[i] = (size_t)(clock_random() % n);
-		ns = STORE_SAMPLE;
-	}
-	nc = redis_rank(sr, names, idx, ns, made, cand, &err);
-	qsort(cand, nc, sizeof *cand, cand_cmp);
-	if (ns < n && (nc == 0 || cand[0].rank.pinned)) {
-		/* Pinned ones go only if nothing else is left anywhere. */
-		for (i = 0; i < nc; i++)
-			free(cand[i].data);
-		for (i = 0; i < n; i++)
-			idx[i] = i;
-		nc = redis_rank(sr, names, idx, n, made, cand, &err);
-		qsort(cand, nc, sizeof *cand, cand_cmp);
-	}
-	for (i = 0; i < nc && ev->n < (int)want; i++) {
-		if (i > 0 && !cand[0].rank.pinned && cand[i].rank.pinned)
-			break;
-		memset(&c, 0, sizeof c);
-		c.data = cand[i].data;
-		c.len = cand[i].len;
-		if (redis_update_loop(sr, cand[i].name, cond_cb, &c, &err) ==
-		    -1)
-			break;
-		if (!c.deleted)
-			continue;
-		memcpy(ev->rec[ev->n].name, cand[i].name,
-		    sizeof ev->rec[ev->n].name);
-		ev->rec[ev->n].rank = cand[i].rank;
-		ev->n++;
-	}
-out:
-	for (i = 0; i < nc; i++)
-		free(cand[i].data);
-	for (i = 0; i < n; i++)
-		free(names[i].key);
-	free(names);
-	free(cand);
-	free(idx);
-	/* The creation stands: eviction's trouble is not the caller's. */
-	sr->s.down = 0;
-	pipe_restore(&old);
-}
 
 static void
 redis_close(struct store *s)
@@ -1227,9 +525,9 @@ store_redis_open(const struct store_redis_opts *opts, struct cb_err *err)
 	}
 	buf_add(&sr->key, opts->prefix, sr->prefixlen);
 
-	pipe_block(&old);
+	redis_pipe_block(&old);
 	rc = redis_connect(sr, err);
-	pipe_restore(&old);
+	redis_pipe_restore(&old);
 	if (rc == -1) {
 		redis_close(&sr->s);
 		return NULL;

@@ -1,0 +1,593 @@
+/*
+ * record-decode.c: decode one breaker's record (record.h) of any version
+ * up to RECORD_VERSION into the current struct cb_record; the layout is
+ * record.c's.  Version 1 records end after the failure times and decode
+ * with empty histories; versions 1 and 2 decode with the version 3 fields
+ * 0, slots of unknown lease length, and (version 2) the refusals taken out
+ * of the runs strip into refused_since_run, as version 3 counts them.
+ * Decoding checks every length against the input before reading, so a
+ * truncated or hostile record is an error, never an overread, and every
+ * time within +-2^53 ms (+-285,000 years) and every duration within
+ * 0..2^53, so that the state machine's sums and differences of two of them
+ * cannot overflow.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "record.h"
+
+/* Bound on stored times and durations (ms): sums of two stay in int64. */
+#define TIME_BOUND	((int64_t)1 << 53)
+
+static int
+time_ok(int64_t t)
+{
+	return t >= -TIME_BOUND && t <= TIME_BOUND;
+}
+
+static int
+duration_ok(int64_t d)
+{
+	return d >= 0 && d <= TIME_BOUND;
+}
+
+static const char *
+slots_bad_time(const struct cb_slot *s, size_t n)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++) {
+		if (!time_ok(s[i].lease_until_ms))
+			return "slot lease";
+		if (!duration_ok(s[i].lease_ms))
+			return "slot lease length";
+		if (!time_ok(s[i].since_ms))
+			return "slot start";
+	}
+	return NULL;
+}
+
+/* Every time and duration in range; else the name of the first that is not. */
+static const char *
+record_bad_time(const struct cb_record *r)
+{
+	const char	*what;
+	size_t		 i;
+
+	if (!time_ok(r->created_at_ms))
+		return "created_at";
+	if (!time_ok(r->changed_at_ms))
+		return "changed_at";
+	if (!time_ok(r->opened_at_ms))
+		return "opened_at";
+	if (!time_ok(r->open_until_ms))
+		return "open_until";
+	if (!time_ok(r->last_run_at_ms))
+		return "last_run_at";
+	if (!time_ok(r->last_used_ms))
+		return "last_used";
+	if (!duration_ok(r->cooldown_ms))
+		return "cooldown";
+	if (r->last_duration_ms < -1 || r->last_duration_ms > TIME_BOUND)
+		return "last_duration";
+	if ((what = slots_bad_time(r->slots, r->nslots)) != NULL ||
+	    (what = slots_bad_time(r->running, r->nrunning)) != NULL)
+		return what;
+	for (i = 0; i < r->nfailtimes; i++)
+		if (!time_ok(r->failtimes[i]))
+			return "failure time";
+	for (i = 0; i < r->nruns; i++)
+		if (!time_ok(r->run_at_ms[i]))
+			return "run time";
+	if (!time_ok(r->last_failure.at_ms))
+		return "last_failure time";
+	if (!duration_ok(r->last_failure.duration_ms))
+		return "last_failure duration";
+	return NULL;
+}
+
+static int
+ratio_ok(double d, double max)
+{
+	return d >= 0 && d <= max;	/* false for NaN */
+}
+
+/* The policy snapshot in range; else the name of the first that is not. */
+static const char *
+record_bad_policy(const struct cb_snapshot *s)
+{
+	if (s->trip_policy > TRIP_TIME)
+		return "trip.policy";
+	if (s->preset < -1)
+		return "preset";
+	if (!duration_ok(s->trip_period_ms))
+		return "trip.period";
+	if (!ratio_ok(s->trip_failure_rate, 1))
+		return "trip.failure_rate";
+	if (!duration_ok(s->open_timeout_ms))
+		return "open_timeout";
+	if (!duration_ok(s->max_open_timeout_ms))
+		return "max_open_timeout";
+	if (!ratio_ok(s->backoff, 1e6))
+		return "backoff";
+	if (!duration_ok(s->timeout_ms))
+		return "timeout";
+	return NULL;
+}
+
+/* Copy n bytes of text into dst (size max), refusing NUL bytes. */
+static int
+take_text(const uint8_t *p, size_t n, char *dst, size_t max)
+{
+	if (p == NULL)
+		return 0;	/* short read: reported by the caller */
+	if (n >= max || memchr(p, '\0', n) != NULL)
+		return -1;
+	memcpy(dst, p, n);
+	dst[n] = '\0';
+	return 0;
+}
+
+/* A bounded reader: every take checks the remaining length first. */
+struct reader {
+	const uint8_t	*p;
+	size_t		 left;
+	int		 short_read;
+	unsigned	 version;
+	int		 bad_flag;	/* a flag byte other than 0 or 1 */
+};
+
+static const uint8_t *
+take(struct reader *rd, size_t n)
+{
+	const uint8_t	*p;
+
+	if (rd->short_read || rd->left < n) {
+		rd->short_read = 1;
+		return NULL;
+	}
+	p = rd->p;
+	rd->p += n;
+	rd->left -= n;
+	return p;
+}
+
+static uint8_t
+take_u8(struct reader *rd)
+{
+	const uint8_t	*p = take(rd, 1);
+
+	return p == NULL ? 0 : p[0];
+}
+
+static uint16_t
+take_u16(struct reader *rd)
+{
+	const uint8_t	*p = take(rd, 2);
+
+	return p == NULL ? 0 : get_u16(p);
+}
+
+static uint32_t
+take_u32(struct reader *rd)
+{
+	const uint8_t	*p = take(rd, 4);
+
+	return p == NULL ? 0 : get_u32(p);
+}
+
+static uint64_t
+take_u64(struct reader *rd)
+{
+	const uint8_t	*p = take(rd, 8);
+
+	return p == NULL ? 0 : get_u64(p);
+}
+
+static int64_t
+take_i64(struct reader *rd)
+{
+	return (int64_t)take_u64(rd);
+}
+
+static double
+take_f64(struct reader *rd)
+{
+	uint64_t	u = take_u64(rd);
+	double		d;
+
+	memcpy(&d, &u, sizeof d);
+	return d;
+}
+
+/* A flag: 0 or 1, so that a record has one spelling. */
+static uint8_t
+take_flag(struct reader *rd)
+{
+	uint8_t	v = take_u8(rd);
+
+	if (v > 1)
+		rd->bad_flag = 1;
+	return v;
+}
+
+/* A u8 length, then that many bytes of text. */
+static int
+take_text8(struct reader *rd, char *dst, size_t max)
+{
+	uint8_t	len;
+
+	len = take_u8(rd);
+	return take_text(take(rd, len), len, dst, max);
+}
+
+static int
+decode_slots(struct reader *rd, struct cb_slot *slots, uint16_t *np,
+    size_t max, const char *what, struct cb_err *err)
+{
+	struct cb_slot	*s;
+	const uint8_t	*p;
+	uint16_t	 n;
+	size_t		 i;
+
+	n = take_u16(rd);
+	if (n > max) {
+		err_set(err, "record has %u %s slots, more than %zu", n, what,
+		    max);
+		return -1;
+	}
+	*np = n;
+	for (i = 0; i < n && !rd->short_read; i++) {
+		s = &slots[i];
+		memset(s, 0, sizeof *s);
+		s->token = take_u64(rd);
+		s->lease_until_ms = take_i64(rd);
+		s->pid = (int32_t)take_u32(rd);
+		s->start_time = take_u64(rd);
+		if ((p = take(rd, 16)) != NULL)
+			memcpy(s->boot_id, p, 16);
+		if (rd->version < 3)
+			continue;
+		s->lease_ms = take_i64(rd);
+		s->since_ms = take_i64(rd);
+		if (take_text8(rd, s->host, sizeof s->host) == -1) {
+			err_set(err, "record %s slot %zu has an invalid host",
+			    what, i);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The outcome a version 2 strip used for a refusal (OUTCOME_REJECTED). */
+#define V2_MARK_REJECTED	5
+
+/*
+ * A version 2 strip held refusals too: drop them, counting those after
+ * the last run that ran as refused since it.
+ */
+static void
+runs_from_v2(struct cb_record *r, const uint8_t *marks, uint8_t n)
+{
+	size_t	i;
+
+	r->nruns = 0;
+	for (i = 0; i < n; i++) {
+		if ((marks[i] & RECORD_MARK_OUTCOME) == V2_MARK_REJECTED) {
+			r->refused_since_run++;
+			continue;
+		}
+		r->refused_since_run = 0;
+		r->runs[r->nruns] = marks[i];
+		r->run_exit[r->nruns] = -1;
+		r->run_at_ms[r->nruns] = 0;
+		r->nruns++;
+	}
+}
+
+static int
+decode_runs(struct reader *rd, struct cb_record *r, struct cb_err *err)
+{
+	const uint8_t	*p;
+	uint8_t		 n;
+	size_t		 i;
+
+	n = take_u8(rd);
+	if (n > RECORD_RUNS) {
+		err_set(err, "record holds %u run marks, more than %d", n,
+		    RECORD_RUNS);
+		return -1;
+	}
+	if (rd->version < 3) {
+		if ((p = take(rd, n)) != NULL)
+			runs_from_v2(r, p, n);
+		return 0;
+	}
+	r->nruns = n;
+	for (i = 0; i < n; i++) {
+		r->runs[i] = take_u8(rd);
+		r->run_exit[i] = (int16_t)take_u16(rd);
+		r->run_at_ms[i] = take_i64(rd);
+	}
+	return 0;
+}
+
+static int
+decode_history(struct reader *rd, struct cb_record *r, struct cb_err *err)
+{
+	struct cb_histent	*h;
+	uint8_t			 n;
+	size_t			 i;
+
+	if (decode_runs(rd, r, err) == -1)
+		return -1;
+	n = take_u8(rd);
+	if (n > RECORD_TRANSITIONS) {
+		err_set(err, "record holds %u transitions, more than %d", n,
+		    RECORD_TRANSITIONS);
+		return -1;
+	}
+	r->nhist = n;
+	for (i = 0; i < n && !rd->short_read; i++) {
+		h = &r->hist[i];
+		memset(h, 0, sizeof *h);
+		h->at_ms = take_i64(rd);
+		h->from = take_u8(rd);
+		h->to = take_u8(rd);
+		if (h->from >= STATE_COUNT || h->to >= STATE_COUNT) {
+			err_set(err, "record transition %zu has an invalid "
+			    "state", i);
+			return -1;
+		}
+		if (take_text8(rd, h->reason, sizeof h->reason) == -1) {
+			err_set(err, "record transition %zu has an invalid "
+			    "reason", i);
+			return -1;
+		}
+		if (take_text8(rd, h->user, sizeof h->user) == -1) {
+			err_set(err, "record transition %zu has an invalid "
+			    "user", i);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Epoch to last_duration; the magic and version are read already. */
+static uint8_t
+decode_head(struct reader *rd, struct cb_record *r)
+{
+	uint8_t	state, manual;
+	size_t	i;
+
+	state = take_u8(rd);
+	manual = rd->version >= 3 ? take_flag(rd) : take_u8(rd);
+	r->manual = rd->version >= 3 && manual != 0;
+	r->epoch = take_u64(rd);
+	r->created_at_ms = take_i64(rd);
+	r->changed_at_ms = take_i64(rd);
+	r->opened_at_ms = take_i64(rd);
+	r->open_until_ms = take_i64(rd);
+	r->last_run_at_ms = take_i64(rd);
+	r->last_used_ms = take_i64(rd);
+	r->cooldown_ms = take_i64(rd);
+	r->consecutive_failures = take_u32(rd);
+	r->half_open_successes = take_u32(rd);
+	r->calls = take_u64(rd);
+	r->successes = take_u64(rd);
+	r->failures = take_u64(rd);
+	r->timeouts = take_u64(rd);
+	r->ignored = take_u64(rd);
+	r->interrupted = take_u64(rd);
+	r->stale = take_u64(rd);
+	r->rejected = take_u64(rd);
+	for (i = 0; i < STATE_COUNT; i++)
+		r->transitions[i] = take_u64(rd);
+	r->last_exit = (int32_t)take_u32(rd);
+	r->last_duration_ms = take_i64(rd);
+	return state;
+}
+
+static int
+decode_reason(struct reader *rd, struct cb_record *r, struct cb_err *err)
+{
+	const uint8_t	*p;
+	uint16_t	 n;
+
+	n = take_u16(rd);
+	if (n >= RECORD_REASON_MAX) {
+		err_set(err, "record reason of %u bytes exceeds %d", n,
+		    RECORD_REASON_MAX - 1);
+		return -1;
+	}
+	if ((p = take(rd, n)) != NULL) {
+		memcpy(r->reason, p, n);
+		r->reason[n] = '\0';
+		if (strlen(r->reason) != n) {
+			err_set(err, "record reason contains a NUL byte");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The rate window bits and the time policy's failure times. */
+static int
+decode_windows(struct reader *rd, struct cb_record *r, struct cb_err *err)
+{
+	const uint8_t	*p;
+	uint16_t	 n;
+	size_t		 i;
+
+	n = take_u16(rd);
+	if (n > RECORD_MAX_WINDOW) {
+		err_set(err, "record rate window of %u calls exceeds %d", n,
+		    RECORD_MAX_WINDOW);
+		return -1;
+	}
+	r->wlen = n;
+	if ((p = take(rd, (n + 7u) / 8)) != NULL)
+		memcpy(r->window, p, (n + 7u) / 8);
+
+	n = take_u16(rd);
+	if (n > RECORD_MAX_FAILTIMES) {
+		err_set(err, "record holds %u failure times, more than %d", n,
+		    RECORD_MAX_FAILTIMES);
+		return -1;
+	}
+	r->nfailtimes = n;
+	for (i = 0; i < n; i++)
+		r->failtimes[i] = take_i64(rd);
+	return 0;
+}
+
+static void
+decode_snapshot(struct reader *rd, struct cb_snapshot *s)
+{
+	s->set = take_flag(rd);
+	s->trip_policy = take_u8(rd);
+	s->preset = (int16_t)take_u16(rd);
+	s->trip_failures = take_u32(rd);
+	s->trip_period_ms = take_i64(rd);
+	s->trip_window = take_u32(rd);
+	s->trip_min_calls = take_u32(rd);
+	s->trip_failure_rate = take_f64(rd);
+	s->open_timeout_ms = take_i64(rd);
+	s->max_open_timeout_ms = take_i64(rd);
+	s->backoff = take_f64(rd);
+	s->half_open_max_calls = take_u32(rd);
+	s->timeout_ms = take_i64(rd);
+	s->max_concurrent = take_u32(rd);
+}
+
+static int
+decode_v3(struct reader *rd, struct cb_record *r, struct cb_err *err)
+{
+	struct cb_lastfail	*f = &r->last_failure;
+
+	r->identity = take_u64(rd);
+	r->busy = take_u64(rd);
+	r->refused_since_run = take_u32(rd);
+	f->at_ms = take_i64(rd);
+	f->exit_code = (int32_t)take_u32(rd);
+	f->signal = (int32_t)take_u32(rd);
+	f->timed_out = take_flag(rd);
+	f->duration_ms = take_i64(rd);
+	decode_snapshot(rd, &r->policy);
+	return decode_slots(rd, r->running, &r->nrunning, RECORD_MAX_RUNNING,
+	    "run", err);
+}
+
+/* Zero what decoding sets, but not the unused tails of the arrays. */
+static void
+decode_clear(struct cb_record *r)
+{
+	/* Not the whole struct: its unused tails (slots, failure times,
+	 * runs, transitions and run slots past their counts) are 25 kB,
+	 * which status would zero a million times.  Everything up to slots,
+	 * the window, the version 3 scalars and each entry in use are
+	 * zeroed, padding and text tails too. */
+	memset(r, 0, offsetof(struct cb_record, slots));
+	memset(r->window, 0, sizeof r->window);
+	r->wlen = r->nfailtimes = 0;
+	r->nruns = r->nhist = 0;
+	r->identity = 0;
+	r->manual = 0;
+	r->busy = 0;
+	r->refused_since_run = 0;
+	memset(&r->last_failure, 0, sizeof r->last_failure);
+	memset(&r->policy, 0, sizeof r->policy);
+	r->policy.preset = -1;
+	r->nrunning = 0;
+}
+
+/* Cross-field checks once every field is read. */
+static enum record_error
+decode_check(const struct cb_record *r, uint8_t state, struct cb_err *err)
+{
+	const char	*what;
+
+	if (state >= STATE_COUNT) {
+		err_set(err, "record has invalid state %u", state);
+		return RECORD_EVALUE;
+	}
+	if ((what = record_bad_time(r)) != NULL) {
+		err_set(err, "record has %s out of range", what);
+		return RECORD_EVALUE;
+	}
+	if ((what = record_bad_policy(&r->policy)) != NULL) {
+		err_set(err, "record policy has %s out of range", what);
+		return RECORD_EVALUE;
+	}
+	return RECORD_OK;
+}
+
+/* Magic and version; rd->version is set on success. */
+static enum record_error
+decode_magic(struct reader *rd, size_t len, struct cb_err *err)
+{
+	const uint8_t	*p;
+	uint16_t	 version;
+
+	if (len < 6) {
+		err_set(err, "record truncated: %zu bytes", len);
+		return RECORD_ETRUNC;
+	}
+	p = take(rd, 4);
+	if (memcmp(p, RECORD_MAGIC, 4) != 0) {
+		err_set(err, "not a cbexec record (bad magic)");
+		return RECORD_EMAGIC;
+	}
+	version = take_u16(rd);
+	if (version > RECORD_VERSION) {
+		err_set(err, "record version %u is newer than this cbexec's %u",
+		    version, RECORD_VERSION);
+		return RECORD_ENEWER;
+	}
+	if (version == 0) {
+		err_set(err, "record version 0 is invalid");
+		return RECORD_EVALUE;
+	}
+	rd->version = version;
+	return RECORD_OK;
+}
+
+enum record_error
+record_decode(const uint8_t *data, size_t len, struct cb_record *r,
+    struct cb_err *err)
+{
+	struct reader		rd = { data, len, 0, 0, 0 };
+	enum record_error	e;
+	uint8_t			state;
+
+	decode_clear(r);
+	if ((e = decode_magic(&rd, len, err)) != RECORD_OK)
+		return e;
+	state = decode_head(&rd, r);
+	if (decode_reason(&rd, r, err) == -1 ||
+	    decode_slots(&rd, r->slots, &r->nslots, RECORD_MAX_SLOTS,
+	    "probe", err) == -1 ||
+	    decode_windows(&rd, r, err) == -1)
+		return RECORD_EVALUE;
+	if (rd.version >= 2 && decode_history(&rd, r, err) == -1)
+		return RECORD_EVALUE;
+	if (rd.version >= 3 && decode_v3(&rd, r, err) == -1)
+		return RECORD_EVALUE;
+
+	if (rd.short_read) {
+		err_set(err, "record truncated: %zu bytes", len);
+		return RECORD_ETRUNC;
+	}
+	if (rd.bad_flag) {
+		err_set(err, "record has a flag other than 0 or 1");
+		return RECORD_EVALUE;
+	}
+	if ((e = decode_check(r, state, err)) != RECORD_OK)
+		return e;
+	r->state = (enum cb_state)state;
+	if (rd.left != 0) {
+		err_set(err, "record has %zu trailing bytes", rd.left);
+		return RECORD_ETRAIL;
+	}
+	return RECORD_OK;
+}

@@ -359,6 +359,12 @@ local_json() {
 	CBEXEC_REDIS_PASSWORD=wrong-pw run -1 cb status
 	assert_output --partial "Redis refused AUTH"
 	refute_output --partial "wrong-pw"
+	# The server's sentence ends the line, or "; using ...", without its
+	# full stop (not "disabled.; using the local breaker").
+	refute_output --regexp '[.]$'
+	CBEXEC_REDIS_PASSWORD=wrong-pw run -0 on a run x -- true
+	assert_output --partial "Redis refused AUTH"
+	refute_output --partial ".;"
 	CBEXEC_REDIS_PASSWORD=s3cret-pw run -0 cb trip api
 	CBEXEC_REDIS_PASSWORD=s3cret-pw run -0 cb status --names
 	assert_output api

@@ -396,6 +396,14 @@ cmd_store_local(struct cb_ctx *ctx, struct cb_err *err)
 	return ctx->store;
 }
 
+char *
+cmd_state_local(struct cb_ctx *ctx, struct cb_err *err)
+{
+	if (ctx_config_load(ctx, err) == -1)
+		return NULL;
+	return state_resolve(ctx, 1, err);
+}
+
 int
 cmd_policy(struct cb_ctx *ctx, const char *name, struct policy_builder *b)
 {

@@ -62,6 +62,11 @@ admin_parse(const struct cmd_args *ca, struct admin_args *a)
 		cmd_warnx("%s: --for: %s", ca->what, err.msg);
 		return -1;
 	}
+	if (v != NULL && a->for_ms <= 0) {
+		/* 0 would silently mean "the current cool-down". */
+		cmd_warnx("%s: --for: must be longer than 0", ca->what);
+		return -1;
+	}
 	a->names = ca->argv;
 	a->nnames = ca->argc;
 	for (i = 0; i < (size_t)a->nnames; i++) {

@@ -183,8 +183,9 @@ show_sources(struct cb_ctx *ctx, struct show_table *t, const char *state)
 {
 	struct cb_config	*cfg = &ctx->cfg;
 	struct show_row		*row;
+	struct cb_err		 err;
 	const char		*env;
-	char			 o[600];
+	char			 o[600], *local;
 	size_t			 i;
 
 	switch (cfg->source) {
@@ -223,6 +224,17 @@ show_sources(struct cb_ctx *ctx, struct show_table *t, const char *state)
 	row = show_add(t, "store", "the state path");
 	snprintf(row->value, sizeof row->value, "%s",
 	    ctx->state_redis ? "redis" : "lmdb");
+	if (!ctx->state_redis)
+		return;
+	/* Where run and check keep the breakers while Redis is down. */
+	row = show_add(t, "local state", cfg->fallback == FALLBACK_LOCAL ?
+	    "if Redis does not answer (fallback)" :
+	    "unused: fallback is \"none\"");
+	if ((local = cmd_state_local(ctx, &err)) == NULL)
+		snprintf(row->value, sizeof row->value, "none: %s", err.msg);
+	else
+		snprintf(row->value, sizeof row->value, "%s", local);
+	free(local);
 }
 
 /* The top-level settings, each with where it came from. */
@@ -374,7 +386,8 @@ const struct cmd_entry cmd_config_entry = {
 	"                   FILE:LINE; exit 0 when there is none, 1 otherwise;\n"
 	"                   with no file, list the paths searched\n"
 	"  show             print where everything is: the config file (or\n"
-	"                   every path searched), the state and its store,\n"
+	"                   every path searched), the state and its store\n"
+	"                   (for Redis, the local state of its fallback),\n"
 	"                   the top-level settings and the breakers entries\n"
 	"                   in order, each with where it came from\n"
 	"  show NAME        print NAME's effective policy: key, value, and\n"

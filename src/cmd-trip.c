@@ -30,8 +30,8 @@ const struct cmd_entry cmd_trip_entry = {
 	"trip",
 	"NAME|GLOB... [--for D] [--reason TEXT]",
 	"open breakers by hand",
-	"      --for D        stay open for D (default: the current "
-	"cool-down)\n"
+	"      --for D        stay open for D, more than 0 (default: the\n"
+	"                     current cool-down)\n"
 	"      --reason TEXT  why, kept with the transition\n"
 	"Opens each NAME (creating it if unknown); the usual half-open cycle\n"
 	"follows.  Calls running under the old state are counted as stale.\n"

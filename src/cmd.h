@@ -199,6 +199,12 @@ struct store	*cmd_store(struct cb_ctx *, int readonly, struct cb_err *);
 struct store	*cmd_store_local(struct cb_ctx *, struct cb_err *);
 
 /*
+ * The path of that local LMDB file, in new memory, opening nothing (for
+ * config show).  NULL with err filled when there is none.
+ */
+char		*cmd_state_local(struct cb_ctx *, struct cb_err *);
+
+/*
  * The policy for NAME from the config; command-line values are then added
  * by the caller with policy_set(..., LAYER_CLI, "command line", ...).
  * Returns 0, or -1 after printing.

@@ -203,10 +203,18 @@ state_fallback(struct cb_err *err)
 	else if (lstat(dir, &st) == -1)
 		err_set(err, "cannot use directory '%s': %s", dir,
 		    strerror(errno));
-	else if (!S_ISDIR(st.st_mode) || st.st_uid != uid ||
-	    (st.st_mode & 077) != 0)
-		err_set(err, "cannot use directory '%s': not a directory of "
-		    "uid %u's alone (mode 0700)", dir, (unsigned)uid);
+	else if (S_ISLNK(st.st_mode))
+		err_set(err, "cannot use directory '%s': it is a symbolic "
+		    "link", dir);
+	else if (!S_ISDIR(st.st_mode))
+		err_set(err, "cannot use directory '%s': not a directory",
+		    dir);
+	else if (st.st_uid != uid)
+		err_set(err, "cannot use directory '%s': owned by uid %u, "
+		    "not %u", dir, (unsigned)st.st_uid, (unsigned)uid);
+	else if ((st.st_mode & 077) != 0)
+		err_set(err, "cannot use directory '%s': mode %04o, not 0700",
+		    dir, (unsigned)(st.st_mode & 07777));
 	else
 		xasprintf(&s, "%s/state.mdb", dir);
 	free(dir);
@@ -395,6 +403,14 @@ cmd_store_local(struct cb_ctx *ctx, struct cb_err *err)
 	ctx->state_redis = 0;
 	ctx->store = ctx_open_lmdb(ctx, path, 0, err);
 	return ctx->store;
+}
+
+char *
+cmd_state_local(struct cb_ctx *ctx, struct cb_err *err)
+{
+	if (ctx_config_load(ctx, err) == -1)
+		return NULL;
+	return state_resolve(ctx, 1, err);
 }
 
 int

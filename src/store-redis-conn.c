@@ -90,10 +90,17 @@ void
 redis_bad_reply(struct store_redis *sr, const char *what, redisReply *r,
     struct cb_err *err)
 {
-	if (r != NULL && r->type == REDIS_REPLY_ERROR)
-		err_set(err, "%s in state '%s': %.200s", what, sr->s.path,
-		    r->str);
-	else
+	size_t	len;
+
+	if (r != NULL && r->type == REDIS_REPLY_ERROR) {
+		/* The server's sentence, without the full stop that some
+		 * end with: our line may go on with "; using ...". */
+		len = strnlen(r->str, 200);
+		while (len > 0 && r->str[len - 1] == '.')
+			len--;
+		err_set(err, "%s in state '%s': %.*s", what, sr->s.path,
+		    (int)len, r->str);
+	} else
 		err_set(err, "%s in state '%s': unexpected reply (type %d)",
 		    what, sr->s.path, r != NULL ? r->type : -1);
 	sr->s.down = 1;

@@ -469,8 +469,12 @@ static int
 redis_get(struct store *s, const char *name, struct cb_buf *out,
     struct cb_err *err)
 {
-	return redis_fetch((struct store_redis *)s, name,
-	    "cannot read breaker", out, err);
+	char	msg[256];
+
+	/* Name the breaker, as the LMDB store and an update do. */
+	snprintf(msg, sizeof msg, "cannot read breaker '%.200s'",
+	    name == NULL ? "" : name);
+	return redis_fetch((struct store_redis *)s, name, msg, out, err);
 }
 
 

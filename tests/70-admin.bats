@@ -61,6 +61,11 @@ load helper
 
 @test "trip with a bad duration, no name or a bad name is a usage error (2)" {
 	run -2 cb trip x --for soon
+	# --for 0 would silently mean the cool-down: refused, as acquire
+	# --lease 0 is.
+	run -2 cb trip x --for 0
+	assert_output "cbexec: trip: --for: must be longer than 0"
+	run -2 cb trip x --for 0s
 	run -2 cb trip
 	run -2 cb trip 'a b'
 	run -0 cb status --names

@@ -217,6 +217,23 @@ show_all() {
 	assert_line --regexp '^store +redis +the state path$'
 	# Nothing was opened: the state file was not created.
 	assert [ ! -e "$T/x.mdb" ]
+	# With a Redis state, where the local breakers of fallback = "local"
+	# live: the state path rules with every Redis URL skipped.
+	CBEXEC_STATE=$T/local.mdb show_all
+	run -0 cat show.out
+	assert_line --regexp '^store +lmdb +the state path$'
+	refute_line --regexp '^local state'
+	CBEXEC_STATE=redis://127.0.0.1:1/0 show_all -s "$T/x.mdb"
+	run -0 cat show.out
+	refute_line --regexp '^local state'
+	CBEXEC_STATE=$T/local.mdb show_all -s redis://127.0.0.1:1/0
+	run -0 cat show.out
+	assert_line --regexp "^local state +$T/local.mdb +if Redis does not answer \\(fallback\\)\$"
+	config 'state = "redis://127.0.0.1:1/0";' 'fallback = "none";'
+	CBEXEC_STATE=$T/local.mdb show_all -s redis://127.0.0.1:1/0
+	run -0 cat show.out
+	assert_line --regexp "^local state +$T/local.mdb +unused: fallback is \"none\"\$"
+	assert [ ! -e "$T/local.mdb" ]
 }
 
 @test "config show with no NAME of a broken config file exits 1" {

@@ -248,14 +248,20 @@ fallback_dir() {
 	chown nobody "$NOBODY_DIR/elsewhere"
 	ln -s "$NOBODY_DIR/elsewhere" "$FALLBACK"
 	run -0 as_nobody env HOME=/nonexistent "$CBEXEC" run x -- true
-	assert_output --partial "cannot use directory '$FALLBACK'"
+	# The line says what is wrong with it.
+	assert_output --partial "cannot use directory '$FALLBACK': it is a symbolic link"
 	assert_output --partial unguarded
 	assert [ ! -e "$NOBODY_DIR/elsewhere/state.mdb" ]
 	rm "$FALLBACK"
 	mkdir -m 0700 "$FALLBACK"
 	run -0 as_nobody env HOME=/nonexistent "$CBEXEC" run x -- true
-	assert_output --partial "cannot use directory '$FALLBACK'"
+	assert_output --partial "cannot use directory '$FALLBACK': owned by uid 0, not $(id -u nobody)"
 	assert_output --partial unguarded
+	assert [ ! -e "$FALLBACK/state.mdb" ]
+	chown nobody "$FALLBACK"
+	chmod 0750 "$FALLBACK"
+	run -0 as_nobody env HOME=/nonexistent "$CBEXEC" run x -- true
+	assert_output --partial "cannot use directory '$FALLBACK': mode 0750, not 0700"
 	assert [ ! -e "$FALLBACK/state.mdb" ]
 }
 

@@ -359,6 +359,12 @@ local_json() {
 	CBEXEC_REDIS_PASSWORD=wrong-pw run -1 cb status
 	assert_output --partial "Redis refused AUTH"
 	refute_output --partial "wrong-pw"
+	# The server's sentence ends the line, or "; using ...", without its
+	# full stop (not "disabled.; using the local breaker").
+	refute_output --regexp '[.]$'
+	CBEXEC_REDIS_PASSWORD=wrong-pw run -0 on a run x -- true
+	assert_output --partial "Redis refused AUTH"
+	refute_output --partial ".;"
 	CBEXEC_REDIS_PASSWORD=s3cret-pw run -0 cb trip api
 	CBEXEC_REDIS_PASSWORD=s3cret-pw run -0 cb status --names
 	assert_output api
@@ -544,14 +550,14 @@ local_json() {
 	kill -STOP "$(cat "$T/redis.pid")"
 	# The local breaker of host a knows nothing of api: admitted.
 	run -0 --separate-stderr on a check api
-	assert_equal "$stderr" "cbexec: warning: cannot read breaker in state '$URL': no answer within 250ms; using the local breaker"
+	assert_equal "$stderr" "cbexec: warning: cannot read breaker 'api' in state '$URL': no answer within 250ms; using the local breaker"
 	# A local breaker that is open refuses.
 	CBEXEC_STATE=$T/b.mdb run -0 cb trip local-only --for 10m
 	run -75 on b check local-only
 	# fallback = "none": check fails as before.
 	config 'fallback = "none";'
 	run -1 on a check api
-	assert_output "cbexec: cannot read breaker in state '$URL': no answer within 250ms"
+	assert_output "cbexec: cannot read breaker 'api' in state '$URL': no answer within 250ms"
 	kill -CONT "$(cat "$T/redis.pid")"
 	run -75 on a check api
 }

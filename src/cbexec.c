@@ -156,6 +156,10 @@ main(int argc, char **argv)
 		status = r == 1 ? EXIT_OK : cmd_usage_status(e);
 	else
 		status = args.entry->exec(&ctx, &args);
+	/* A -c (or CBEXEC_CONFIG) file that is not there is a usage error
+	 * of every command (SPEC section 4), whichever step found it. */
+	if (ctx.cfg_missing && status == EXIT_FAIL)
+		status = cmd_usage_status(e);
 	cmd_args_free(&args);
 out:
 

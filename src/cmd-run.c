@@ -22,6 +22,7 @@
 #include "classify.h"
 #include "clock.h"
 #include "cmd.h"
+#include "hint.h"
 #include "name.h"
 #include "record.h"
 #include "spawn.h"
@@ -156,6 +157,25 @@ option_key(int ch)
 	}
 }
 
+/* An unknown -o KEY, with the nearest known key as the config file's
+ * errors suggest it (SPEC section 4: -o is validated like the file). */
+static void
+run_unknown_key(const char *what, const char *key)
+{
+	struct hint	 h;
+	const char	*best;
+	int		 k;
+
+	hint_init(&h);
+	for (k = 0; k < PK_COUNT; k++)
+		hint_offer(&h, key, policy_key_name((enum policy_key)k));
+	if ((best = hint_best(&h, key)) != NULL)
+		cmd_warnx("%s: -o: unknown policy key '%s' (did you mean "
+		    "%s?)", what, key, best);
+	else
+		cmd_warnx("%s: -o: unknown policy key '%s'", what, key);
+}
+
 int
 run_options(const struct cmd_args *a, struct run_opts *ro)
 {
@@ -185,8 +205,7 @@ run_options(const struct cmd_args *a, struct run_opts *ro)
 		memcpy(key, arg, (size_t)(eq - arg));
 		key[eq - arg] = '\0';
 		if ((k = policy_key_lookup(key)) == -1) {
-			cmd_warnx("%s: -o: unknown policy key '%s'", a->what,
-			    key);
+			run_unknown_key(a->what, key);
 			return -1;
 		}
 		ro->v[ro->nv].key = (enum policy_key)k;

@@ -48,14 +48,16 @@ exit_code_in() {
 	run -75 cb run x -- true
 }
 
-@test "a missing -c file is a usage error naming it: 125 for run, 2 for check, 1 for the others" {
+@test "a missing -c file is a usage error naming it: 125 for run, 2 for the others" {
 	run -125 cb -c "$T/nope.conf" run x -- touch marker
 	assert [ ! -e marker ]
 	assert_output "cbexec: cannot open config '$T/nope.conf': No such file or directory"
-	run -1 cb -c "$T/nope.conf" status
+	run -2 cb -c "$T/nope.conf" status
 	assert_output --partial "$T/nope.conf"
-	run -1 cb -c "$T/nope.conf" trip x
+	run -2 cb -c "$T/nope.conf" trip x
 	run -2 cb -c "$T/nope.conf" check x
+	run -2 cb -c "$T/nope.conf" gc
+	CBEXEC_CONFIG=$T/nope.conf run -2 cb forget x
 }
 
 @test "a config that cannot be used is reported once, in one line, by every command" {
@@ -63,7 +65,7 @@ exit_code_in() {
 	for c in "forget x" "trip x" "reset x" "status" "gc" "acquire x" \
 	    "config show x"; do
 		# shellcheck disable=SC2086 # the words of the command
-		run -1 --separate-stderr cb -c "$T/nope.conf" $c
+		run -2 --separate-stderr cb -c "$T/nope.conf" $c
 		assert_equal "$stderr" "cbexec: cannot open config '$T/nope.conf': No such file or directory"
 	done
 }

@@ -373,3 +373,11 @@ exit_code_in() {
 	run -0 cb trip y
 	assert_output ''
 }
+
+@test "an unknown -o key suggests the nearest, as the config file's errors do" {
+	run -125 --separate-stderr cb run x -o open_timout=1s -- touch marker
+	assert_equal "${stderr_lines[0]}" "cbexec: run: -o: unknown policy key 'open_timout' (did you mean open_timeout?)"
+	assert [ ! -e marker ]
+	run -125 --separate-stderr cb run x -o zzzzzz=1 -- true
+	assert_equal "${stderr_lines[0]}" "cbexec: run: -o: unknown policy key 'zzzzzz'"
+}

@@ -270,8 +270,13 @@ get_state_mode(struct loader *ld, const config_setting_t *s, mode_t *out)
 		mode = mode * 8 + (unsigned)(*p - '0');
 	if (p == v || *p != '\0' || mode > 0777 || (mode & 0600) != 0600)
 		return config_fail(ld, s, "state_mode: must be an octal mode "
-		    "from \"0600\" to \"0777\" that lets the owner read and "
+		    "from \"0600\" to \"0775\" that lets the owner read and "
 		    "write, not '%.80s'", v);
+	/* Anyone could then open or close every breaker. */
+	if (mode & 0002)
+		return config_fail(ld, s, "state_mode: others may not write "
+		    "the state, not '%.80s': share it through a group "
+		    "(\"0660\")", v);
 	*out = (mode_t)mode;
 	return 0;
 }

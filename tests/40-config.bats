@@ -381,3 +381,11 @@ exit_code_in() {
 	run -125 --separate-stderr cb run x -o zzzzzz=1 -- true
 	assert_equal "${stderr_lines[0]}" "cbexec: run: -o: unknown policy key 'zzzzzz'"
 }
+
+@test "a state_mode that lets others write is refused, naming the key" {
+	config 'state_mode = "0666";'
+	run -1 cb config check
+	assert_output --partial "state_mode: others may not write the state, not '0666'"
+	config 'state_mode = "0664";'
+	run -0 cb config check
+}

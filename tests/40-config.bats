@@ -130,7 +130,7 @@ exit_code_in() {
 	export CBEXEC_CONFIG=$T/nope.conf
 	run -125 cb run x -- true
 	assert_output --partial "$T/nope.conf"
-	run -1 cb status
+	run -2 cb status
 }
 
 @test "an unknown key is an error naming file, line and key" {

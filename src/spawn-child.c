@@ -93,8 +93,6 @@ spawn_child(const struct spawn_opts *opts, const struct spawn_saved *saved,
 
 	for (i = 0; i < SPAWN_NFWD; i++)
 		spawn_child_reset(spawn_fwd[i], &saved->fwd[i]);
-	spawn_child_reset(SIGTTIN, &saved->ttin);
-	spawn_child_reset(SIGTTOU, &saved->ttou);
 	/*
 	 * SIGCHLD stays SIG_DFL even if cbexec inherited it ignored: timeout(1)
 	 * hands its command the default too, and an ignored SIGCHLD makes every
@@ -115,14 +113,20 @@ spawn_child(const struct spawn_opts *opts, const struct spawn_saved *saved,
 
 	/*
 	 * A group of our own lets a timeout reach the whole tree while cbexec,
-	 * outside it, survives to record the outcome.  The price, as with
-	 * timeout(1): this group is not the terminal's foreground group, so a
-	 * command that reads the tty is stopped by SIGTTIN, and the tty's ^C
-	 * and ^Z reach cbexec only (^C is forwarded, ^Z stops cbexec alone).
-	 * That is what --foreground is for; it is not worked around here.
+	 * outside it, survives to record the outcome.  When cbexec runs in the
+	 * terminal's foreground (an interactive shell), that group becomes the
+	 * foreground one, so that the command can read the tty (a password
+	 * prompt) and gets ^C and ^Z itself, as it would under timeout(1);
+	 * spawn_wait takes the tty back when it stops or ends.  SIGTTOU is
+	 * ignored here (spawn_enter), which tcsetpgrp from outside the
+	 * foreground needs; the reset below comes after.
 	 */
 	if (!opts->foreground && setpgid(0, 0) == -1)
 		spawn_child_fail(wfd, errno);
+	if (saved->tty != -1)
+		(void)tcsetpgrp(saved->tty, getpid());
+	spawn_child_reset(SIGTTIN, &saved->ttin);
+	spawn_child_reset(SIGTTOU, &saved->ttou);
 
 	if (opts->stdin_null && spawn_child_null() == -1)
 		spawn_child_fail(wfd, errno);

@@ -24,6 +24,9 @@ struct spawn_saved {
 	struct sigaction	chld;
 	struct sigaction	ttin;
 	struct sigaction	ttou;
+	/* The terminal (stdin) handed to the command's group while it runs,
+	 * or -1 (see spawn_tty in spawn.c). */
+	int			tty;
 };
 
 static inline int

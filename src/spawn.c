@@ -127,14 +127,55 @@ spawn_after(int64_t now, int64_t ms)
 }
 
 /*
+ * The terminal to hand to the command's group, or -1: stdin, when it is a
+ * tty whose foreground group cbexec leads, as a job started at a shell
+ * prompt does.  There timeout(1), which stays in that group, lets its
+ * command read the tty and take ^C and ^Z; cbexec, whose command has a
+ * group of its own, gives that group the foreground for as long as the
+ * command runs.  From a script, cron or a pipeline nothing changes.
+ */
+static int
+spawn_tty(const struct spawn_opts *opts)
+{
+	if (opts->foreground || opts->helper || !isatty(STDIN_FILENO) ||
+	    getpgrp() != getpid() || tcgetpgrp(STDIN_FILENO) != getpid())
+		return -1;
+	return STDIN_FILENO;
+}
+
+/* Give the terminal back to cbexec's group, if the command's has it. */
+static void
+spawn_tty_back(int tty, pid_t pid)
+{
+	if (tty != -1 && tcgetpgrp(tty) == pid)
+		(void)tcsetpgrp(tty, getpgrp());
+}
+
+/*
+ * The command's group stopped (^Z): stop too, with the terminal back, so
+ * that the shell sees its job stop; once continued in the foreground
+ * (fg), hand the terminal over again and continue the command.  SIGTTOU
+ * is ignored while spawn_run runs, as tcsetpgrp from the background needs.
+ */
+static void
+spawn_tty_stopped(int tty, pid_t pid)
+{
+	spawn_tty_back(tty, pid);
+	(void)raise(SIGTSTP);
+	if (tcgetpgrp(tty) == getpgrp())
+		(void)tcsetpgrp(tty, pid);
+	(void)killpg(pid, SIGCONT);
+}
+
+/*
  * Wait for the child, firing deadlines and forwarding signals, until it is
  * reaped into *wstatus.  Returns 0, or -1 with err filled if waiting itself
  * fails (it cannot, short of a bug); the child is then killed first.
  */
 static int
-spawn_wait(const struct spawn_opts *opts, pid_t pid, const sigset_t *set,
-    int64_t start, struct spawn_result *res, int *wstatus,
-    struct cb_err *err)
+spawn_wait(const struct spawn_opts *opts, pid_t pid, int tty,
+    const sigset_t *set, int64_t start, struct spawn_result *res,
+    int *wstatus, struct cb_err *err)
 {
 	struct timespec	 ts, *tsp;
 	siginfo_t	 si;
@@ -153,7 +194,12 @@ spawn_wait(const struct spawn_opts *opts, pid_t pid, const sigset_t *set,
 		 * for someone else's child cannot hide ours, and a deadline
 		 * is never fired at a child that has just exited.
 		 */
-		r = waitpid(pid, wstatus, WNOHANG);
+		r = waitpid(pid, wstatus, WNOHANG | (tty != -1 ? WUNTRACED :
+		    0));
+		if (r == pid && WIFSTOPPED(*wstatus)) {
+			spawn_tty_stopped(tty, pid);
+			continue;
+		}
 		if (r == pid)
 			return 0;
 		if (r == -1 && errno != EINTR) {
@@ -332,6 +378,7 @@ spawn_run(const struct spawn_opts *opts, struct spawn_result *res,
 	}
 	if ((e = spawn_enter(&saved, &set, &what)) != 0)
 		goto out_pipe;
+	saved.tty = spawn_tty(opts);
 
 	/* Output cbexec buffered belongs before the command's. */
 	(void)fflush(NULL);
@@ -360,10 +407,17 @@ spawn_run(const struct spawn_opts *opts, struct spawn_result *res,
 		(void)setpgid(pid, pid);
 
 	what = NULL;
-	if (spawn_wait(opts, pid, &set, start, res, &wstatus, err) == -1)
+	e = spawn_wait(opts, pid, saved.tty, &set, start, res, &wstatus, err);
+	spawn_tty_back(saved.tty, pid);
+	if (e == -1)
 		goto out_saved;
 	res->duration_ms = clock_mono_ms() - start;
 	spawn_conclude(fds[0], 1, wstatus, res);
+	/* With the terminal, the tty's ^C, ^\ and hangup went to the command
+	 * itself, not through cbexec: an interruption all the same. */
+	if (saved.tty != -1 && (res->signal == SIGINT ||
+	    res->signal == SIGQUIT || res->signal == SIGHUP))
+		res->interrupted = 1;
 	rv = 0;
 
 out_saved:
@@ -441,6 +495,7 @@ spawn_launch(const struct spawn_opts *opts, struct spawn_job *job,
 	 * they are (nothing is blocked or changed in the caller here).
 	 */
 	memset(&saved, 0, sizeof saved);
+	saved.tty = -1;
 	what = "sigaction";
 	if (sigprocmask(SIG_SETMASK, NULL, &saved.mask) == -1) {
 		what = "sigprocmask";

@@ -112,6 +112,12 @@ main(int argc, char **argv)
 			ctx.config_path = optarg;
 			break;
 		case 's':
+			if (optarg[0] == '\0') {
+				cmd_warnx("option '-s' needs a state path, "
+				    "not an empty one");
+				usage(stderr);
+				return EXIT_USAGE;
+			}
 			ctx.state_path = optarg;
 			break;
 		case 'q':

@@ -238,8 +238,8 @@ state_resolve(struct cb_ctx *ctx, int local_only, struct cb_err *err)
 	c[1] = getenv("CBEXEC_STATE");
 	c[2] = ctx_config_load(ctx, NULL) == 0 ? ctx->cfg.state : NULL;
 	for (i = 0; i < 3; i++) {
-		/* An empty -s is kept, to be refused as a path. */
-		if (c[i] == NULL || (i > 0 && c[i][0] == '\0') ||
+		/* An empty one is unset (main refuses an empty -s). */
+		if (c[i] == NULL || c[i][0] == '\0' ||
 		    (local_only && store_is_redis(c[i])))
 			continue;
 		return xstrdup(c[i]);

@@ -73,6 +73,13 @@ load helper
 	run -2 cb --bogus status
 }
 
+@test "an empty -s is a usage error (2), for run too" {
+	run -2 cb -s '' status
+	assert_line --index 0 "cbexec: option '-s' needs a state path, not an empty one"
+	run -2 cb --state= run x -- touch marker
+	assert [ ! -e marker ]
+}
+
 @test "an unknown option of status is a usage error (2)" {
 	run -2 cb status --bogus
 }

@@ -107,6 +107,28 @@ sleep 300"
 	    'open probe failed: timed out after 1s 1'
 }
 
+@test "a signal to cbexec during the probe reaches the probe, ends the call and counts as interrupted" {
+	config "defaults = { trip = { failures = 1; }; open_timeout = \"1s\";" \
+	    "  probe = [ \"$T/probe\" ]; };"
+	probe_script "echo \$\$ >'$T/probe.pid'
+exec sleep 300"
+	open_x
+	sleep 1.5
+	"$CBEXEC" run x -- touch job 2>err &
+	echo $! >cb.pid
+	wait_for test -s probe.pid
+	kill -TERM "$(cat cb.pid)"
+	local rc=0
+	wait "$(cat cb.pid)" || rc=$?
+	assert_equal "$rc" 143
+	gone "$(cat probe.pid)"
+	[ ! -e job ] || fail "the job ran"
+	assert_equal "$(json x '[.state, .interrupted, .failures] | join(" ")')" \
+	    'half-open 1 1'
+	assert_equal "$(json x '.run_log[-1] | "\(.outcome):\(.probe)"')" \
+	    'interrupted:true'
+}
+
 @test "a closed breaker never runs the probe" {
 	probe_conf
 	probe_script 'exit 0'

@@ -5,7 +5,8 @@
  * no descriptor of ours, no CBEXEC_REDIS_PASSWORD), with stdin and stdout
  * on /dev/null so that it can neither wait for input nor mix its output
  * into the job's, and its process group SIGKILLed at probe_timeout, since
- * a health check that hangs has answered.  Its outcome is judged here,
+ * a health check that hangs has answered, or as soon as it exits, since
+ * nothing a health check started in the background is wanted after it.  Its outcome is judged here,
  * not by the job's code classes: 0 passes, anything else fails.
  */
 #include <signal.h>
@@ -83,6 +84,7 @@ probe_once(struct cmd_call *c, struct store *s, const sigset_t *mask,
 	so.stdin_null = 1;
 	so.stdout_null = 1;
 	so.helper = 1;
+	so.sweep_group = 1;
 	if (ctx->verbose) {
 		format_duration(c->p->probe_timeout_ms, after, sizeof after);
 		cmd_warnx("%s: half-open: running the probe command '%s' "

@@ -32,6 +32,9 @@ struct spawn_opts {
 	int		 stdin_null;	/* stdin from /dev/null */
 	int		 stdout_to_stderr;
 	int		 stdout_null;	/* stdout to /dev/null (probes) */
+	/* When the command exits, SIGKILL what it left in its process group
+	 * (a probe command's background processes): spawn_run only. */
+	int		 sweep_group;
 	int		 timeout_signal;	/* 0: SIGTERM */
 	/*
 	 * Set for every command that is not the wrapped one (on_transition

@@ -107,6 +107,20 @@ sleep 300"
 	    'open probe failed: timed out after 1s 1'
 }
 
+@test "what a passing probe left in its group is killed when it exits; the job runs" {
+	# No faketime here: under it the background sleep does not stay.
+	config "defaults = { trip = { failures = 1; }; open_timeout = \"1s\";" \
+	    "  probe = [ \"$T/probe\" ]; };"
+	probe_script "sleep 300 2>/dev/null & echo \$! >'$T/grandchild.pid'
+exit 0"
+	open_x
+	sleep 1.5
+	run -0 cb run x -- touch job
+	gone "$(cat grandchild.pid)"
+	[ -e job ] || fail "the job did not run"
+	assert_equal "$(json x .state)" closed
+}
+
 @test "a signal to cbexec during the probe reaches the probe, ends the call and counts as interrupted" {
 	config "defaults = { trip = { failures = 1; }; open_timeout = \"1s\";" \
 	    "  probe = [ \"$T/probe\" ]; };"

@@ -110,7 +110,8 @@ PURE	= util units preset policy policy-finish record record-decode breaker \
 	  classify name hint token
 IO	= clock config config-layer conftext statefile store-lmdb \
 	  store-lmdb-open store-lmdb-evict store-redis spawn spawn-child \
-	  cmd ctx call hook cmd-admin cmd-run cmd-check status status-text \
+	  cmd ctx call hook cmd-admin cmd-run probe cmd-check status \
+	  status-text \
 	  status-json status-prom out cmd-reset cmd-trip cmd-forget cmd-gc \
 	  cmd-help cmd-acquire cmd-release cmd-config cbexec
 # The Redis store's URL parser (pure) and deadline-bound name lookup; its

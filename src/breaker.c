@@ -591,9 +591,35 @@ free_running(struct cb_record *r, uint64_t token)
 	}
 }
 
+/*
+ * Why a probe failed.  A probe command's (SPEC 2c) says so in words the
+ * refusal line can put in its parentheses as they are.
+ */
 static void
-probe_failed_reason(const struct cb_run *run, char *buf, size_t len)
+probe_failed_reason(const struct cb_policy *p, const struct cb_run *run,
+    char *buf, size_t len)
 {
+	char		 after[32];
+	const char	*sig;
+
+	if (run->probe_command) {
+		if (run->timed_out) {
+			format_duration(p->probe_timeout_ms, after,
+			    sizeof after);
+			snprintf(buf, len, "probe failed: timed out after %s",
+			    after);
+		} else if (run->signal != 0) {
+			if ((sig = sigabbrev_np(run->signal)) != NULL)
+				snprintf(buf, len, "probe failed: killed by "
+				    "SIG%s", sig);
+			else
+				snprintf(buf, len, "probe failed: killed by "
+				    "signal %d", run->signal);
+		} else
+			snprintf(buf, len, "probe failed: exit %d",
+			    run->exit_code);
+		return;
+	}
 	if (run->timed_out)
 		snprintf(buf, len, "probe timed out");
 	else if (run->signal != 0)
@@ -637,15 +663,17 @@ count_run(struct cb_record *r, const struct cb_env *env,
 /* A success in the closed or half-open state. */
 static void
 record_success(struct cb_record *r, const struct cb_policy *p,
-    const struct cb_env *env, struct cb_effects *fx)
+    const struct cb_env *env, const struct cb_run *run,
+    struct cb_effects *fx)
 {
 	char	reason[RECORD_REASON_MAX];
 
 	r->successes++;
 	if (r->state == STATE_HALF_OPEN) {
 		if (++r->half_open_successes >= p->half_open_max_calls) {
-			snprintf(reason, sizeof reason, "%u probe%s succeeded",
-			    r->half_open_successes,
+			snprintf(reason, sizeof reason, "%u probe%s%s "
+			    "succeeded", r->half_open_successes,
+			    run->probe_command ? " command" : "",
 			    r->half_open_successes == 1 ? "" : "s");
 			close_breaker(r, env, reason, NULL, fx);
 		}
@@ -669,7 +697,7 @@ record_failure(struct cb_record *r, const struct cb_policy *p,
 	r->failures++;
 	last_failure(r, env, run);
 	if (r->state == STATE_HALF_OPEN) {
-		probe_failed_reason(run, reason, sizeof reason);
+		probe_failed_reason(p, run, reason, sizeof reason);
 		reopen(r, p, env, reason, fx);
 		return;
 	}
@@ -742,7 +770,7 @@ breaker_record(struct cb_record *r, const struct cb_policy *p,
 
 	switch (o) {
 	case OUTCOME_SUCCESS:
-		record_success(r, p, env, fx);
+		record_success(r, p, env, run, fx);
 		break;
 	case OUTCOME_FAILURE:
 		record_failure(r, p, env, run, fx);

@@ -22,6 +22,7 @@
 #include "clock.h"
 #include "cmd.h"
 #include "name.h"
+#include "probe.h"
 #include "record.h"
 #include "token.h"
 
@@ -152,6 +153,7 @@ cmd_acquire_exec(struct cb_ctx *ctx, struct cmd_args *a)
 	struct store			*store;
 	const char			*disable;
 	char				 text[TOKEN_TEXT_MAX];
+	int				 status;
 
 	if (acquire_request(a, &rq) == -1)
 		return EXIT_USAGE;
@@ -191,6 +193,9 @@ cmd_acquire_exec(struct cb_ctx *ctx, struct cmd_args *a)
 	}
 	cmd_evictions(ctx);
 	cmd_transitions(ctx, rq.name, &st.fx);
+	/* A probe slot and a probe command: the command decides first. */
+	if (probe_admit(&st, store, NULL, &status) == -1)
+		return status == EXIT_CBEXEC ? EXIT_FAIL : status;
 	if (!st.ticket.admitted) {
 		/* Whatever on_open says: no token, so the caller must not run. */
 		run_refusal(ctx, rq.name, &st.ticket);

@@ -24,6 +24,7 @@
 #include "cmd.h"
 #include "hint.h"
 #include "name.h"
+#include "probe.h"
 #include "record.h"
 #include "spawn.h"
 
@@ -293,6 +294,9 @@ attempt(struct run_step *st, const struct spawn_opts *so, int *guarded,
 	if (*guarded) {
 		cmd_evictions(ctx);
 		cmd_transitions(ctx, st->c.name, &st->c.fx);
+		/* A half-open probe with a probe command: that runs first. */
+		if (probe_admit(&st->c, store, so->mask, status) == -1)
+			return -1;
 		if (!st->c.ticket.admitted) {
 			*status = refused(ctx, st);
 			return 1;
@@ -550,7 +554,8 @@ const struct cmd_entry cmd_run_entry = {
 	"(6,7,50-59)\n"
 	"      --success-codes L    codes meaning it answered\n"
 	"      --ignore-codes L     codes that say nothing about it\n"
-	"  -o KEY=VALUE             any policy key of cbexec.conf(5)\n"
+	"  -o KEY=VALUE             any policy key of cbexec.conf(5) (probe: "
+	"only none)\n"
 	"Options come after NAME, and end at -- or at the first word that is\n"
 	"not one.\n",
 	{ run_grammar, 2, -1, CMD_NAME_FIRST, "no command given" },

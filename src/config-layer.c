@@ -18,6 +18,18 @@
 #include "config-int.h"
 #include "hint.h"
 
+static void
+argv_free(char *const *argv)
+{
+	size_t	i;
+
+	if (argv == NULL)
+		return;
+	for (i = 0; argv[i] != NULL; i++)
+		free(argv[i]);
+	free((void *)argv);
+}
+
 void
 config_layer_free(struct config_layer *l)
 {
@@ -25,6 +37,7 @@ config_layer_free(struct config_layer *l)
 
 	for (i = 0; i < l->nitems; i++) {
 		free((char *)l->items[i].value.s);
+		argv_free(l->items[i].value.list);
 		free(l->items[i].origin);
 	}
 	free(l->items);
@@ -65,6 +78,32 @@ config_key_hint(const char *name, enum hint_scope scope, char *buf,
 	return buf;
 }
 
+/*
+ * A list of strings for a key that takes one (probe), NULL-terminated in
+ * *out, or config_fail naming the element that is not a string.
+ */
+static int
+get_list(struct loader *ld, const config_setting_t *s, const char *key,
+    char ***out)
+{
+	config_setting_t	*e;
+	char			**v;
+	int			  i, n;
+
+	n = config_setting_length(s);
+	for (i = 0; i < n; i++) {
+		e = config_setting_get_elem(s, (unsigned int)i);
+		if (config_setting_type(e) != CONFIG_TYPE_STRING)
+			return config_fail(ld, e, "%s: element %d must be a "
+			    "string, not %s", key, i + 1, config_type_name(e));
+	}
+	v = xcalloc((size_t)n + 1, sizeof *v);
+	for (i = 0; i < n; i++)
+		v[i] = xstrdup(config_setting_get_string_elem(s, i));
+	*out = v;
+	return 0;
+}
+
 /* Add `key = value` to layer l after policy_set has accepted it. */
 static int
 add_item(struct loader *ld, struct config_layer *l, enum policy_key key,
@@ -74,6 +113,7 @@ add_item(struct loader *ld, struct config_layer *l, enum policy_key key,
 	struct config_item	*it;
 	struct cb_err		 perr;
 	const char		*name = policy_key_name(key);
+	char			**list = NULL;
 
 	memset(&v, 0, sizeof v);
 	switch (config_setting_type(s)) {
@@ -96,14 +136,27 @@ add_item(struct loader *ld, struct config_layer *l, enum policy_key key,
 		v.type = PV_BOOL;
 		v.i = config_setting_get_bool(s);
 		break;
+	case CONFIG_TYPE_LIST:
+	case CONFIG_TYPE_ARRAY:
+		if (policy_key_is_list(key)) {
+			if (get_list(ld, s, name, &list) != 0)
+				return -1;
+			v.type = PV_LIST;
+			v.list = list;
+			break;
+		}
+		/* FALLTHROUGH */
 	default:
-		return config_fail(ld, s, "%s: must be a single value, not %s",
-		    name, config_type_name(s));
+		return config_fail(ld, s, "%s: must be %s, not %s", name,
+		    policy_key_is_list(key) ? "a list of strings" :
+		    "a single value", config_type_name(s));
 	}
 
 	/* Each value is checked on its own line; combinations later. */
-	if (policy_check(key, &v, &perr) != 0)
+	if (policy_check(key, &v, &perr) != 0) {
+		argv_free(list);
 		return config_fail(ld, s, "%s", perr.msg);
+	}
 
 	l->items = xrealloc(l->items, (l->nitems + 1) * sizeof *l->items);
 	it = &l->items[l->nitems++];

@@ -37,6 +37,8 @@ enum key_type {
 	KT_DURATION,	/* lo..hi ms (hi 0: no cap), stored as an int64_t */
 	KT_CODES,	/* an exit code list, stored as a struct cb_codeset */
 	KT_PRESET,	/* a preset name or "none", stored as an int (-1) */
+	KT_ARGV,	/* a list of strings or "none", stored as a char *const *
+			 * the config owns (NULL) */
 	KT_COUNT
 };
 
@@ -46,6 +48,7 @@ union key_val {
 	double			f;	/* KT_FLOAT */
 	int64_t			ms;	/* KT_DURATION */
 	struct cb_codeset	codes;	/* KT_CODES */
+	char *const		*argv;	/* KT_ARGV; NULL: none */
 };
 
 struct key_def {
@@ -111,6 +114,12 @@ static const struct key_def keys[PK_COUNT] = {
 	    .help = "concurrent probes; that many successes close" },
 	[PK_PROBE_LEASE] = { "probe_lease", KT_DURATION, P(probe_lease_ms),
 	    "1h", 1, .help = "the lease of a probe with no timeout" },
+	[PK_PROBE] = { "probe", KT_ARGV, P(probe), "none",
+	    .help = "the command run as the half-open probe instead of the "
+	    "job" },
+	[PK_PROBE_TIMEOUT] = { "probe_timeout", KT_DURATION,
+	    P(probe_timeout_ms), "10s", 1,
+	    .help = "SIGKILL the probe command's process group after this" },
 	[PK_TIMEOUT] = { "timeout", KT_DURATION, P(timeout_ms), "none", 0,
 	    .none = 1, .help = "the per-run timeout" },
 	[PK_KILL_AFTER] = { "kill_after", KT_DURATION, P(kill_after_ms),
@@ -172,6 +181,14 @@ policy_key_name(enum policy_key k)
 	return keys[k].name;
 }
 
+int
+policy_key_is_list(enum policy_key k)
+{
+	if ((int)k < 0 || k >= PK_COUNT)
+		return 0;
+	return keys[k].type == KT_ARGV;
+}
+
 const char *
 policy_key_help(enum policy_key k)
 {
@@ -202,6 +219,9 @@ show_value(const struct policy_value *v, char *buf, size_t len)
 		break;
 	case PV_BOOL:
 		snprintf(buf, len, "%s", v->i ? "true" : "false");
+		break;
+	case PV_LIST:
+		snprintf(buf, len, "a list");
 		break;
 	}
 	return buf;
@@ -438,6 +458,45 @@ set_codes(const struct key_def *d, const struct policy_value *v,
 	return -1;
 }
 
+/*
+ * An argv list comes from the config file only: on the command line there
+ * is no way to tell the words apart without a shell's quoting, and none
+ * is involved.  "none" (either side) takes a probe back.
+ */
+static int
+set_argv(const struct key_def *d, const struct policy_value *v,
+    union key_val *out, struct cb_err *err)
+{
+	char	shown[SHOW_MAX + 32];
+
+	if (v->type == PV_STRING && strcmp(v->s, "none") == 0) {
+		out->argv = NULL;
+		return 0;
+	}
+	if (v->type == PV_STRING && v->from_cli) {
+		err_set(err, "%s: an argv list is set in the config file only "
+		    "(%s = [ \"pg_isready\", \"-h\", \"db\" ];); -o %s=none "
+		    "alone is allowed", d->name, d->name, d->name);
+		return -1;
+	}
+	if (v->type != PV_LIST) {
+		err_set(err, "%s: must be a list of strings such as [ "
+		    "\"pg_isready\", \"-h\", \"db\" ], or \"none\", not %s",
+		    d->name, show_value(v, shown, sizeof shown));
+		return -1;
+	}
+	if (v->list == NULL || v->list[0] == NULL) {
+		err_set(err, "%s: must name a command, not an empty list",
+		    d->name);
+		return -1;
+	}
+	if (v->list[0][0] == '\0') {
+		err_set(err, "%s: the command must not be empty", d->name);
+		return -1;
+	}
+	out->argv = v->list;
+	return 0;
+}
 
 /* ---- storing and printing a value -------------------------------------- */
 
@@ -469,6 +528,12 @@ static void
 store_codes(void *field, const union key_val *v)
 {
 	*(struct cb_codeset *)field = v->codes;
+}
+
+static void
+store_argv(void *field, const union key_val *v)
+{
+	*(char *const **)field = v->argv;
 }
 
 static void
@@ -537,6 +602,40 @@ format_preset(const struct key_def *d, const void *field, char *buf,
 	snprintf(buf, len, "\"%s\"", i < 0 ? "none" : preset_name(i));
 }
 
+/* [ "a", "b" ] with \ and " escaped, as the config file spells it. */
+static void
+format_argv(const struct key_def *d, const void *field, char *buf,
+    size_t len)
+{
+	char *const	*argv = *(char *const *const *)field;
+	const char	*c;
+	size_t		 o = 0;
+	int		 i;
+
+	(void)d;
+	if (argv == NULL || len < 16) {
+		snprintf(buf, len, "%s", argv == NULL ? "\"none\"" : "");
+		return;
+	}
+	/* Room for the closing " ]" and NUL is kept at every step. */
+	buf[o++] = '[';
+	for (i = 0; argv[i] != NULL && o + 8 < len; i++) {
+		buf[o++] = i == 0 ? ' ' : ',';
+		if (i > 0)
+			buf[o++] = ' ';
+		buf[o++] = '"';
+		for (c = argv[i]; *c != '\0' && o + 8 < len; c++) {
+			if (*c == '"' || *c == '\\')
+				buf[o++] = '\\';
+			buf[o++] = *c;
+		}
+		buf[o++] = '"';
+	}
+	buf[o++] = ' ';
+	buf[o++] = ']';
+	buf[o] = '\0';
+}
+
 static const struct {
 	int	(*parse)(const struct key_def *, const struct policy_value *,
 		    union key_val *, struct cb_err *);
@@ -551,6 +650,7 @@ static const struct {
 	[KT_DURATION] = { set_duration, store_duration, format_ms },
 	[KT_CODES] = { set_codes, store_codes, format_codeset },
 	[KT_PRESET] = { set_preset, store_int, format_preset },
+	[KT_ARGV] = { set_argv, store_argv, format_argv },
 };
 
 static void *
@@ -563,7 +663,7 @@ field_of(struct policy_builder *b, const struct key_def *d)
 static int
 default_of(enum policy_key k, union key_val *v)
 {
-	struct policy_value	pv = { PV_STRING, 0, 0, NULL, 1 };
+	struct policy_value	pv = { PV_STRING, 0, 0, NULL, 1, NULL };
 
 	pv.s = keys[k].def;
 	memset(v, 0, sizeof *v);

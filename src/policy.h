@@ -58,6 +58,10 @@ struct cb_policy {
 	double			jitter;
 	uint32_t		half_open_max_calls;
 	int64_t			probe_lease_ms;
+	/* The probe command (SPEC 2c): argv, NULL-terminated, owned by the
+	 * config (or static); NULL: none, the job is the probe. */
+	char *const		*probe;
+	int64_t			probe_timeout_ms;	/* SIGKILL after */
 
 	int64_t			timeout_ms;	/* 0: none */
 	int64_t			kill_after_ms;	/* 0: never */
@@ -94,6 +98,8 @@ enum policy_key {
 	PK_JITTER,
 	PK_HALF_OPEN_MAX_CALLS,
 	PK_PROBE_LEASE,
+	PK_PROBE,
+	PK_PROBE_TIMEOUT,
 	PK_TIMEOUT,
 	PK_KILL_AFTER,
 	PK_FAILURE_CODES,
@@ -115,7 +121,8 @@ enum policy_vtype {
 	PV_INT,		/* libconfig int or int64 */
 	PV_FLOAT,	/* libconfig float */
 	PV_STRING,	/* libconfig string, or any -o/--flag value */
-	PV_BOOL		/* libconfig bool: always a type error today */
+	PV_BOOL,	/* libconfig bool: always a type error today */
+	PV_LIST		/* libconfig list or array of strings: list */
 };
 
 struct policy_value {
@@ -129,6 +136,9 @@ struct policy_value {
 	 * a string where a number is wanted is a type error.
 	 */
 	int			 from_cli;
+	/* PV_LIST: the strings, NULL-terminated, owned by the caller (the
+	 * config), which must outlive every policy made of it. */
+	char *const		*list;
 };
 
 /*
@@ -180,6 +190,9 @@ int		 policy_key_lookup(const char *);
 const char	*policy_key_name(enum policy_key);
 /* One line saying what the key does ("the per-run timeout"). */
 const char	*policy_key_help(enum policy_key);
+/* 1 when the key's value is an argv list (probe), which the config file
+ * gives as a list of strings (PV_LIST); 0 for a single value. */
+int		 policy_key_is_list(enum policy_key);
 
 /* Every key at its default (SPEC section 3), from "built-in". */
 void	policy_init(struct policy_builder *);

@@ -50,16 +50,16 @@ spawn_child_fail(int fd, int e)
 	_exit(e == ENOENT ? 127 : 126);
 }
 
-/* Point stdin at /dev/null.  Returns 0 or -1 (errno set). */
+/* Point to (stdin or stdout) at /dev/null.  Returns 0 or -1 (errno set). */
 static int
-spawn_child_null(void)
+spawn_child_null(int to, int flags)
 {
 	int	fd;
 
-	if ((fd = open("/dev/null", O_RDONLY)) == -1)
+	if ((fd = open("/dev/null", flags)) == -1)
 		return -1;
-	if (fd != STDIN_FILENO) {
-		if (dup2(fd, STDIN_FILENO) == -1)
+	if (fd != to) {
+		if (dup2(fd, to) == -1)
 			return -1;
 		(void)close(fd);
 	}
@@ -128,7 +128,10 @@ spawn_child(const struct spawn_opts *opts, const struct spawn_saved *saved,
 	spawn_child_reset(SIGTTIN, &saved->ttin);
 	spawn_child_reset(SIGTTOU, &saved->ttou);
 
-	if (opts->stdin_null && spawn_child_null() == -1)
+	if (opts->stdin_null && spawn_child_null(STDIN_FILENO, O_RDONLY) == -1)
+		spawn_child_fail(wfd, errno);
+	if (opts->stdout_null && spawn_child_null(STDOUT_FILENO,
+	    O_WRONLY) == -1)
 		spawn_child_fail(wfd, errno);
 	if (opts->stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) == -1)
 		spawn_child_fail(wfd, errno);

@@ -168,6 +168,29 @@ spawn_tty_stopped(int tty, pid_t pid)
 }
 
 /*
+ * opts->sweep_group: once the leader has exited, and before it is reaped,
+ * SIGKILL what it left in its group.  Until the reap its zombie holds the
+ * group's id, so the signal cannot reach a group that took the id since.
+ * Returns 1 when the caller may reap (waitpid), 0 when the leader is
+ * still running.
+ */
+static int
+spawn_sweep(const struct spawn_opts *opts, pid_t pid)
+{
+	siginfo_t	wi;
+
+	if (!opts->sweep_group || opts->foreground)
+		return 1;
+	memset(&wi, 0, sizeof wi);
+	if (waitid(P_PID, (id_t)pid, &wi, WEXITED | WNOHANG | WNOWAIT) == -1)
+		return errno != EINTR;
+	if (wi.si_pid != pid)
+		return 0;
+	(void)killpg(pid, SIGKILL);
+	return 1;
+}
+
+/*
  * Wait for the child, firing deadlines and forwarding signals, until it is
  * reaped into *wstatus.  Returns 0, or -1 with err filled if waiting itself
  * fails (it cannot, short of a bug); the child is then killed first.
@@ -194,8 +217,10 @@ spawn_wait(const struct spawn_opts *opts, pid_t pid, int tty,
 		 * for someone else's child cannot hide ours, and a deadline
 		 * is never fired at a child that has just exited.
 		 */
-		r = waitpid(pid, wstatus, WNOHANG | (tty != -1 ? WUNTRACED :
-		    0));
+		r = 0;
+		if (spawn_sweep(opts, pid))
+			r = waitpid(pid, wstatus, WNOHANG | (tty != -1 ?
+			    WUNTRACED : 0));
 		if (r == pid && WIFSTOPPED(*wstatus)) {
 			spawn_tty_stopped(tty, pid);
 			continue;

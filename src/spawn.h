@@ -26,10 +26,15 @@ struct spawn_opts {
 	/* The signal mask the command starts with; NULL: the caller's.  For
 	 * a caller that blocks signals around the whole call. */
 	const sigset_t	*mask;
-	/* For hooks (on_transition); all zero for the wrapped command. */
+	/* For hooks (on_transition) and probe commands; all zero for the
+	 * wrapped command. */
 	char *const	*env;		/* NAME=VALUE added to the child's */
 	int		 stdin_null;	/* stdin from /dev/null */
 	int		 stdout_to_stderr;
+	int		 stdout_null;	/* stdout to /dev/null (probes) */
+	/* When the command exits, SIGKILL what it left in its process group
+	 * (a probe command's background processes): spawn_run only. */
+	int		 sweep_group;
 	int		 timeout_signal;	/* 0: SIGTERM */
 	/*
 	 * Set for every command that is not the wrapped one (on_transition

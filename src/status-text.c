@@ -206,18 +206,32 @@ print_strip(struct status_walk *w)
 		"success", "failure", "timeout",
 		"ignored/interrupted/stale", "rejected"
 	};
+	/* A probe command's run (SPEC 2c), passed and failed. */
+	static const char *const probe_utf8[2] = {
+		"\xe2\x9c\x94",		/* U+2714 heavy check mark */
+		"\xe2\x9c\x98"		/* U+2718 heavy ballot x */
+	};
+	static const char *const probe_ascii[2] = { "P", "F" };
 	const struct cb_record	*r = &w->rec;
 	const char *const	*marks = w->utf8 ? utf8 : ascii;
+	const char *const	*pmarks = w->utf8 ? probe_utf8 : probe_ascii;
+	const char		*glyph;
 	FILE			*f = w->out;
 	enum cb_mark		 m;
 	size_t			 i;
+	int			 probes = 0;
 
 	label(f, "Runs");
 	if (r->nruns == 0)
 		fputs("none yet", f);
 	for (i = 0; i < r->nruns; i++) {
 		m = breaker_mark(r->runs[i]);
-		fprintf(f, "%s%s%s", w->colour ? colour[m] : "", marks[m],
+		glyph = marks[m];
+		if ((r->runs[i] & RECORD_MARK_PROBE) && m != MARK_OTHER) {
+			glyph = pmarks[m != MARK_SUCCESS];
+			probes = 1;
+		}
+		fprintf(f, "%s%s%s", w->colour ? colour[m] : "", glyph,
 		    w->colour ? C_RESET : "");
 	}
 	if (r->nruns == 0) {
@@ -234,6 +248,9 @@ print_strip(struct status_walk *w)
 	/* Refusals are a count, not marks, since record version 3. */
 	for (i = 0; i < MARK_REJECTED; i++)
 		fprintf(f, "%s%s %s", i ? "  " : "", marks[i], legend[i]);
+	if (probes)
+		fprintf(f, "  %s%s probe command passed/failed", pmarks[0],
+		    pmarks[1]);
 	fputc('\n', f);
 }
 

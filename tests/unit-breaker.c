@@ -2043,6 +2043,73 @@ test_breaker_refusals_counted(void)
 }
 
 /*
+ * Issue 13.2: a probe command's run says so in the transition reason, in
+ * words a refusal line can put in its parentheses as they are.
+ */
+static void
+test_breaker_probe_command_reasons(void)
+{
+	static const struct {
+		int		 exit_code, sig, timed_out;
+		const char	*reason;
+	} t[] = {
+		{ 7, 0, 0, "probe failed: exit 7" },
+		{ 137, 9, 0, "probe failed: killed by SIGKILL" },
+		{ 137, 9, 1, "probe failed: timed out after 3s" },
+		{ 127, 0, 0, "probe failed: exit 127" },
+	};
+	struct cb_policy	p;
+	struct cb_record	r;
+	struct cb_ticket	tk;
+	struct cb_effects	fx;
+	struct cb_run		run;
+	size_t			i;
+
+	unit_policy_defaults(&p);
+	p.probe_timeout_ms = 3 * SEC;
+	for (i = 0; i < sizeof t / sizeof t[0]; i++) {
+		record_init(&r, T0);
+		open_by_failures(&r, &p, T0);
+		tk = admit_at(&r, &p, T0 + 2 * MIN, 2);
+		CHECK_EQ(tk.probe, 1);
+		run = run_of(OUTCOME_FAILURE, t[i].exit_code, t[i].sig,
+		    t[i].timed_out);
+		run.probe_command = 1;
+		CHECK_EQ(finish_run(&r, &p, T0 + 2 * MIN, &tk, &run, &fx),
+		    OUTCOME_FAILURE);
+		CHECK_EQ(r.state, STATE_OPEN);
+		CHECK_STR(r.reason, t[i].reason);
+		CHECK_EQ(fx.ntrans, 1);
+		CHECK_STR(fx.trans[0].reason, t[i].reason);
+		CHECK(strchr(r.reason, '(') == NULL);
+	}
+	/* The job's own probe keeps its words. */
+	record_init(&r, T0);
+	open_by_failures(&r, &p, T0);
+	tk = admit_at(&r, &p, T0 + 2 * MIN, 2);
+	run = run_of(OUTCOME_FAILURE, 137, 9, 1);
+	finish_run(&r, &p, T0 + 2 * MIN, &tk, &run, &fx);
+	CHECK_STR(r.reason, "probe timed out");
+
+	/* Closing: "N probe commands succeeded". */
+	p.half_open_max_calls = 2;
+	record_init(&r, T0);
+	open_by_failures(&r, &p, T0);
+	tk = admit_at(&r, &p, T0 + 2 * MIN, 2);
+	run = run_of(OUTCOME_SUCCESS, 0, 0, 0);
+	run.probe_command = 1;
+	CHECK_EQ(finish_run(&r, &p, T0 + 2 * MIN, &tk, &run, &fx),
+	    OUTCOME_SUCCESS);
+	CHECK_EQ(r.state, STATE_HALF_OPEN);
+	tk = admit_at(&r, &p, T0 + 2 * MIN, 3);
+	CHECK_EQ(tk.probe, 1);
+	finish_run(&r, &p, T0 + 2 * MIN, &tk, &run, &fx);
+	CHECK_EQ(r.state, STATE_CLOSED);
+	CHECK_STR(r.reason, "2 probe commands succeeded");
+	CHECK_EQ(r.runs[r.nruns - 1], OUTCOME_SUCCESS | RECORD_MARK_PROBE);
+}
+
+/*
  * Issue 11.6: the record keeps the policy the breaker last ran under, and
  * breaker_policy lays it over the config's.  A refusal does not change it.
  */
@@ -2156,4 +2223,5 @@ test_breaker(void)
 	test_breaker_progress();
 	test_breaker_counters();
 	test_breaker_outcome_names();
+	test_breaker_probe_command_reasons();
 }

@@ -257,6 +257,8 @@ test_defaults(void)
 		{ PK_JITTER, "0.0" },
 		{ PK_HALF_OPEN_MAX_CALLS, "1" },
 		{ PK_PROBE_LEASE, "\"1h\"" },
+		{ PK_PROBE, "\"none\"" },
+		{ PK_PROBE_TIMEOUT, "\"10s\"" },
 		{ PK_TIMEOUT, "\"none\"" },
 		{ PK_KILL_AFTER, "\"10s\"" },
 		{ PK_FAILURE_CODES, "\"1-255\"" },
@@ -329,7 +331,7 @@ static int
 set_cli(struct policy_builder *b, enum policy_key k, const char *s,
     struct cb_err *err)
 {
-	struct policy_value	v = { PV_STRING, 0, 0, s, 1 };
+	struct policy_value	v = { PV_STRING, 0, 0, s, 1, NULL };
 
 	return policy_set(b, k, &v, LAYER_CLI, "command line", err);
 }
@@ -373,8 +375,8 @@ test_hint(void)
 static void
 test_check(void)
 {
-	struct policy_value	good = { PV_INT, 7, 0, NULL, 0 };
-	struct policy_value	bad = { PV_STRING, 0, 0, "x", 0 };
+	struct policy_value	good = { PV_INT, 7, 0, NULL, 0, NULL };
+	struct policy_value	bad = { PV_STRING, 0, 0, "x", 0, NULL };
 	struct cb_err		err, err2;
 	struct policy_builder	b;
 
@@ -394,7 +396,7 @@ set_file(struct policy_builder *b, enum policy_key k, enum policy_vtype t,
     long long i, double f, const char *s, enum policy_layer layer,
     const char *origin, struct cb_err *err)
 {
-	struct policy_value	v = { t, i, f, s, 0 };
+	struct policy_value	v = { t, i, f, s, 0, NULL };
 
 	return policy_set(b, k, &v, layer, origin, err);
 }
@@ -851,6 +853,57 @@ test_classes(void)
 	CHECK(!codeset_has(&p.failure_codes, 1));
 }
 
+/* probe: a list from the file, "none" from either side, no -o list. */
+static void
+test_argv_key(void)
+{
+	static char		*argv[] = { "pg_isready", "-h", "db\"1", NULL };
+	static char		*empty[] = { NULL };
+	static char		*blank[] = { "", NULL };
+	struct policy_value	 v = { PV_LIST, 0, 0, NULL, 0, argv };
+	struct policy_builder	 b;
+	struct cb_policy	 p;
+	struct cb_err		 err;
+	char			 buf[256];
+
+	CHECK(policy_key_is_list(PK_PROBE));
+	CHECK(!policy_key_is_list(PK_PROBE_TIMEOUT));
+	CHECK(!policy_key_is_list(PK_COUNT));
+	policy_init(&b);
+	CHECK_EQ(policy_set(&b, PK_PROBE, &v, LAYER_DEFAULTS, "f:1", &err), 0);
+	CHECK_EQ(policy_finish(&b, &p, &err), 0);
+	CHECK(p.probe == argv);
+	CHECK_EQ(p.probe_timeout_ms, 10000);
+	policy_format(&b, PK_PROBE, buf, sizeof buf);
+	CHECK_STR(buf, "[ \"pg_isready\", \"-h\", \"db\\\"1\" ]");
+	/* Truncated, never overrun. */
+	policy_format(&b, PK_PROBE, buf, 20);
+	CHECK(strlen(buf) < 20);
+	CHECK_EQ(set_cli(&b, PK_PROBE, "none", &err), 0);
+	CHECK(b.p.probe == NULL);
+	CHECK_EQ(set_cli(&b, PK_PROBE, "curl -fsS x", &err), -1);
+	CHECK(strstr(err.msg, "probe: an argv list is set in the config file "
+	    "only") == err.msg);
+	CHECK_EQ(set_file(&b, PK_PROBE, PV_STRING, 0, 0, "curl x",
+	    LAYER_ENTRY, "f:2", &err), -1);
+	CHECK(strstr(err.msg, "not the string 'curl x'") != NULL);
+	CHECK_EQ(set_file(&b, PK_PROBE, PV_INT, 3, 0, NULL, LAYER_ENTRY,
+	    "f:2", &err), -1);
+	v.list = empty;
+	CHECK_EQ(policy_check(PK_PROBE, &v, &err), -1);
+	CHECK_STR(err.msg, "probe: must name a command, not an empty list");
+	v.list = blank;
+	CHECK_EQ(policy_check(PK_PROBE, &v, &err), -1);
+	CHECK_STR(err.msg, "probe: the command must not be empty");
+	/* A list for a key of one value is refused by its own type. */
+	v.list = argv;
+	CHECK_EQ(policy_check(PK_TIMEOUT, &v, &err), -1);
+	CHECK(strstr(err.msg, "not a list") != NULL);
+	CHECK_EQ(set_cli(&b, PK_PROBE_TIMEOUT, "0", &err), -1);
+	CHECK_EQ(set_cli(&b, PK_PROBE_TIMEOUT, "2s", &err), 0);
+	CHECK_EQ(b.p.probe_timeout_ms, 2000);
+}
+
 static void
 test_finish(void)
 {
@@ -936,4 +989,5 @@ test_policy(void)
 	test_layers();
 	test_classes();
 	test_finish();
+	test_argv_key();
 }

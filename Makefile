@@ -109,7 +109,7 @@ endif
 PURE	= util units preset policy policy-finish record record-decode breaker \
 	  classify name hint token
 IO	= clock config config-layer conftext statefile store-lmdb \
-	  store-lmdb-open store-lmdb-evict store-redis spawn spawn-child \
+	  store-lmdb-open store-lmdb-evict store-redis spawn spawn-child spawn-job \
 	  cmd ctx call hook cmd-admin cmd-run probe cmd-check status \
 	  status-text \
 	  status-json status-prom out cmd-reset cmd-trip cmd-forget cmd-gc \

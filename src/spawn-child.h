@@ -1,8 +1,8 @@
 /*
- * spawn-child.h: what spawn.c and spawn-child.c, the two halves of one
- * module, share: the signals cbexec forwards, what the parent saves before
- * the fork, and the child's side of it.  Not for other callers; spawn.h is
- * the interface.
+ * spawn-child.h: what spawn.c, spawn-job.c and spawn-child.c, the parts of
+ * one module, share: the signals cbexec forwards, what the parent saves
+ * before the fork, the child's side of it, and a few helpers.  Not for
+ * other callers; spawn.h is the interface.
  */
 #ifndef CBEXEC_SPAWN_CHILD_H
 #define CBEXEC_SPAWN_CHILD_H
@@ -44,5 +44,16 @@ spawn_ignored(const struct sigaction *sa)
 void	spawn_child(const struct spawn_opts *opts,
 	    const struct spawn_saved *saved, pid_t parent, int rfd, int wfd)
 	    __attribute__((noreturn));
+
+#define SPAWN_NEVER	INT64_MAX
+
+/* The forwarded signals not ignored on entry into set, their dispositions
+ * into old (when not NULL).  Returns 0, or -1 with errno. */
+int	spawn_fwd_set(sigset_t *set, struct sigaction *old);
+/* res from the exec-error pipe fd and, when reaped, the wait status. */
+void	spawn_conclude(int fd, int reaped, int wstatus,
+	    struct spawn_result *res);
+/* now + ms on the monotonic clock, SPAWN_NEVER on overflow. */
+int64_t	spawn_after(int64_t now, int64_t ms);
 
 #endif

@@ -107,6 +107,7 @@ endif
 
 # The pure core: links without -llmdb or -lconfig (the unit tests prove it).
 PURE	= util units preset policy policy-finish record record-decode breaker \
+	  breaker-trip breaker-view \
 	  classify name hint token
 IO	= clock config config-layer conftext statefile store-lmdb \
 	  store-lmdb-open store-lmdb-evict store-redis spawn spawn-child spawn-job \

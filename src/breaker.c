@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "breaker.h"
+#include "breaker-int.h"
 
 /* The longest time a record holds: 2^53 ms, as record_decode checks. */
 #define BREAKER_MAX_MS	((int64_t)1 << 53)
@@ -30,42 +31,6 @@ breaker_init(struct cb_record *r, const struct cb_env *env)
 	r->identity = env->rand64;
 }
 
-/* What status shows of the policy the breaker last ran under. */
-static void
-snapshot(struct cb_record *r, const struct cb_policy *p)
-{
-	struct cb_snapshot	*s = &r->policy;
-
-	memset(s, 0, sizeof *s);
-	s->set = 1;
-	s->trip_policy = (uint8_t)p->trip_policy;
-	s->preset = (int16_t)(p->preset >= 0 && p->preset < 0x7fff ?
-	    p->preset : -1);
-	s->trip_failures = p->trip_failures;
-	s->trip_period_ms = p->trip_period_ms;
-	s->trip_window = p->trip_window;
-	s->trip_min_calls = p->trip_min_calls;
-	s->trip_failure_rate = p->trip_failure_rate;
-	s->open_timeout_ms = p->open_timeout_ms;
-	s->max_open_timeout_ms = p->max_open_timeout_ms;
-	s->backoff = p->backoff;
-	s->half_open_max_calls = p->half_open_max_calls;
-	s->timeout_ms = p->timeout_ms;
-	s->max_concurrent = p->max_concurrent;
-}
-
-const char *
-breaker_outcome_name(enum cb_outcome o)
-{
-	static const char *const names[OUTCOME_COUNT] = {
-		"success", "failure", "ignored", "interrupted", "stale",
-		"rejected"
-	};
-
-	return (unsigned)o < OUTCOME_COUNT ? names[o] : "unknown";
-}
-
-/* The cool-down the next opening from half-open or closed starts from. */
 static int64_t
 cooldown(const struct cb_record *r, const struct cb_policy *p)
 {
@@ -198,117 +163,15 @@ reopen(struct cb_record *r, const struct cb_policy *p,
 	open_for(r, p, env, r->cooldown_ms, 1, reason, NULL, fx);
 }
 
-static int
-window_bit(const struct cb_record *r, unsigned i)
-{
-	return r->window[i / 8] >> (i % 8) & 1;
-}
-
-static void
-window_set(struct cb_record *r, unsigned i, int v)
-{
-	if (v)
-		r->window[i / 8] |= (uint8_t)(1u << (i % 8));
-	else
-		r->window[i / 8] &= (uint8_t)~(1u << (i % 8));
-}
-
-/* Drop the oldest bits until at most keep remain. */
-static void
-window_trim(struct cb_record *r, unsigned keep)
-{
-	unsigned	drop, i;
-
-	if (r->wlen <= keep)
-		return;
-	drop = r->wlen - keep;
-	for (i = 0; i < keep; i++)
-		window_set(r, i, window_bit(r, i + drop));
-	r->wlen = (uint16_t)keep;
-}
-
-static void
-window_push(struct cb_record *r, const struct cb_policy *p, int failed)
-{
-	window_trim(r, p->trip_window - 1);
-	window_set(r, r->wlen, failed);
-	r->wlen++;
-}
-
-static unsigned
-window_failures(const struct cb_record *r)
-{
-	unsigned	i, n = 0;
-
-	for (i = 0; i < r->wlen; i++)
-		n += (unsigned)window_bit(r, i);
-	return n;
-}
-
-static void
-failtimes_trim(struct cb_record *r, unsigned keep)
-{
-	unsigned	drop;
-
-	if (r->nfailtimes <= keep)
-		return;
-	drop = r->nfailtimes - keep;
-	memmove(r->failtimes, r->failtimes + drop,
-	    keep * sizeof r->failtimes[0]);
-	r->nfailtimes = (uint16_t)keep;
-}
-
-/* Failures within the time policy's period: newer than now - period. */
-static unsigned
-failtimes_recent(const struct cb_record *r, const struct cb_policy *p,
-    int64_t now)
-{
-	unsigned	i, n = 0;
-
-	for (i = 0; i < r->nfailtimes; i++)
-		if (now - r->failtimes[i] < p->trip_period_ms)
-			n++;
-	return n;
-}
-
 /* Apply the trip policy after a closed-state outcome; open if it says so. */
 static void
 maybe_trip(struct cb_record *r, const struct cb_policy *p,
     const struct cb_env *env, struct cb_effects *fx)
 {
-	char		 reason[RECORD_REASON_MAX], period[32];
-	unsigned	 n;
+	char	reason[RECORD_REASON_MAX];
 
-	switch (p->trip_policy) {
-	case TRIP_CONSECUTIVE:
-		if (r->consecutive_failures < p->trip_failures)
-			return;
-		snprintf(reason, sizeof reason, "%u consecutive failure%s",
-		    r->consecutive_failures,
-		    r->consecutive_failures == 1 ? "" : "s");
-		break;
-	case TRIP_RATE:
-		if (r->wlen < p->trip_min_calls || r->wlen == 0)
-			return;
-		n = window_failures(r);
-		if ((double)n / r->wlen < p->trip_failure_rate)
-			return;
-		snprintf(reason, sizeof reason,
-		    "failure rate %.0f%% over %u call%s",
-		    100.0 * n / r->wlen, (unsigned)r->wlen,
-		    r->wlen == 1 ? "" : "s");
-		break;
-	case TRIP_TIME:
-		n = failtimes_recent(r, p, env->now_ms);
-		if (n < p->trip_failures)
-			return;
-		format_duration(p->trip_period_ms, period, sizeof period);
-		snprintf(reason, sizeof reason, "%u failure%s within %s", n,
-		    n == 1 ? "" : "s", period);
-		break;
-	default:
+	if (!breaker_verdict(r, p, env->now_ms, reason, sizeof reason))
 		return;
-	}
 	r->cooldown_ms = 0;
 	open_for(r, p, env, cooldown(r, p), 1, reason, NULL, fx);
 }
@@ -529,7 +392,7 @@ breaker_admit(struct cb_record *r, const struct cb_policy *p,
 	t->epoch = r->epoch;
 	t->identity = r->identity;
 	t->token = me.token;
-	snapshot(r, p);
+	breaker_snapshot(r, p);
 	if (r->state == STATE_HALF_OPEN) {
 		r->slots[r->nslots++] = me;
 		t->probe = 1;
@@ -680,7 +543,7 @@ record_success(struct cb_record *r, const struct cb_policy *p,
 		return;
 	}
 	r->consecutive_failures = 0;
-	window_push(r, p, 0);
+	breaker_count(r, p, env->now_ms, 0);
 	/* A success enters the rate window: it may complete min_calls. */
 	if (p->trip_policy == TRIP_RATE)
 		maybe_trip(r, p, env, fx);
@@ -702,13 +565,7 @@ record_failure(struct cb_record *r, const struct cb_policy *p,
 		return;
 	}
 	r->consecutive_failures++;
-	window_push(r, p, 1);
-	/* Times after now are from before the clock stepped back. */
-	while (r->nfailtimes > 0 &&
-	    r->failtimes[r->nfailtimes - 1] > env->now_ms)
-		r->nfailtimes--;
-	failtimes_trim(r, p->trip_failures - 1);
-	r->failtimes[r->nfailtimes++] = env->now_ms;
+	breaker_count(r, p, env->now_ms, 1);
 	maybe_trip(r, p, env, fx);
 }
 
@@ -744,7 +601,7 @@ breaker_record(struct cb_record *r, const struct cb_policy *p,
 	}
 	if (t->running)
 		free_running(r, t->token);
-	snapshot(r, p);
+	breaker_snapshot(r, p);
 
 	/*
 	 * A probe whose slot is gone was recorded already (a token released
@@ -801,59 +658,6 @@ breaker_record_anew(struct cb_record *r, const struct cb_policy *p,
 	return breaker_record(r, p, env, &t, run, fx);
 }
 
-int
-breaker_removable(const struct cb_record *r, const struct cb_env *env)
-{
-	unsigned	i;
-
-	if (r->state != STATE_CLOSED)
-		return 0;
-	for (i = 0; i < r->nrunning; i++)
-		if (breaker_slot_live(&r->running[i], env))
-			return 0;
-	return 1;
-}
-
-int64_t
-breaker_last_used(const struct cb_record *r)
-{
-	int64_t		t = r->last_used_ms;
-	unsigned	i;
-
-	if (r->last_run_at_ms > t)
-		t = r->last_run_at_ms;
-	for (i = 0; i < r->nrunning; i++)
-		if (r->running[i].since_ms > t)
-			t = r->running[i].since_ms;
-	return t;
-}
-
-int
-breaker_policy(const struct cb_record *r, const struct cb_policy *base,
-    struct cb_policy *out)
-{
-	const struct cb_snapshot	*s = &r->policy;
-
-	*out = *base;
-	if (!s->set)
-		return 0;
-	out->trip_policy = s->trip_policy <= TRIP_TIME ?
-	    (enum cb_trip_policy)s->trip_policy : TRIP_CONSECUTIVE;
-	out->preset = s->preset;
-	out->trip_failures = s->trip_failures;
-	out->trip_period_ms = s->trip_period_ms;
-	out->trip_window = s->trip_window;
-	out->trip_min_calls = s->trip_min_calls;
-	out->trip_failure_rate = s->trip_failure_rate;
-	out->open_timeout_ms = s->open_timeout_ms;
-	out->max_open_timeout_ms = s->max_open_timeout_ms;
-	out->backoff = s->backoff;
-	out->half_open_max_calls = s->half_open_max_calls;
-	out->timeout_ms = s->timeout_ms;
-	out->max_concurrent = s->max_concurrent;
-	return 1;
-}
-
 void
 breaker_trip(struct cb_record *r, const struct cb_policy *p,
     const struct cb_env *env, int64_t for_ms, const char *reason,
@@ -876,97 +680,4 @@ breaker_reset(struct cb_record *r, const struct cb_policy *p,
 	r->last_used_ms = env->now_ms;
 	close_breaker(r, env, reason, user, fx);
 	r->manual = 1;
-}
-
-void
-breaker_progress(const struct cb_record *r, const struct cb_policy *p,
-    int64_t now, char *buf, size_t len)
-{
-	char		period[32];
-	unsigned	n;
-
-	switch (p->trip_policy) {
-	case TRIP_RATE:
-		n = window_failures(r);
-		snprintf(buf, len, "%u/%u (%.0f%%)", n, (unsigned)r->wlen,
-		    r->wlen == 0 ? 0.0 : 100.0 * n / r->wlen);
-		break;
-	case TRIP_TIME:
-		format_duration(p->trip_period_ms, period, sizeof period);
-		snprintf(buf, len, "%u/%u in %s", failtimes_recent(r, p, now),
-		    p->trip_failures, period);
-		break;
-	default:
-		snprintf(buf, len, "%u/%u", r->consecutive_failures,
-		    p->trip_failures);
-		break;
-	}
-}
-
-/* What `status` shows of a record (breaker.h). */
-
-enum cb_mark
-breaker_mark(uint8_t m)
-{
-	m &= RECORD_MARK_OUTCOME | RECORD_MARK_TIMEOUT;
-	switch (m & RECORD_MARK_OUTCOME) {
-	case OUTCOME_REJECTED:
-		return MARK_REJECTED;
-	case OUTCOME_INTERRUPTED:
-	case OUTCOME_STALE:
-		return MARK_OTHER;
-	default:
-		break;
-	}
-	if (m & RECORD_MARK_TIMEOUT)
-		return MARK_TIMEOUT;
-	switch (m) {
-	case OUTCOME_SUCCESS:
-		return MARK_SUCCESS;
-	case OUTCOME_FAILURE:
-		return MARK_FAILURE;
-	default:
-		return MARK_OTHER;
-	}
-}
-
-const char *
-breaker_mark_name(uint8_t m)
-{
-	if (breaker_mark(m) == MARK_TIMEOUT)
-		return "timeout";
-	return breaker_outcome_name((enum cb_outcome)(m &
-	    RECORD_MARK_OUTCOME));
-}
-
-int
-breaker_window_bit(const struct cb_record *r, unsigned i)
-{
-	return window_bit(r, i);
-}
-
-unsigned
-breaker_window_failures(const struct cb_record *r)
-{
-	return window_failures(r);
-}
-
-int
-breaker_never_changed(const struct cb_record *r)
-{
-	return r->transitions[STATE_CLOSED] + r->transitions[STATE_OPEN] +
-	    r->transitions[STATE_HALF_OPEN] == 0;
-}
-
-const char *
-breaker_trip_policy_name(enum cb_trip_policy t)
-{
-	switch (t) {
-	case TRIP_RATE:
-		return "rate";
-	case TRIP_TIME:
-		return "time";
-	default:
-		return "consecutive";
-	}
 }

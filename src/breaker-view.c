@@ -1,0 +1,157 @@
+/*
+ * breaker-view.c: what the rest of cbexec reads of a record without
+ * changing it: names of outcomes, marks and trip policies for status, the
+ * policy a breaker last ran under (kept, and read back), and what gc and
+ * eviction may remove.
+ * Pure: libc only.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "breaker.h"
+#include "breaker-int.h"
+
+const char *
+breaker_outcome_name(enum cb_outcome o)
+{
+	static const char *const names[OUTCOME_COUNT] = {
+		"success", "failure", "ignored", "interrupted", "stale",
+		"rejected"
+	};
+
+	return (unsigned)o < OUTCOME_COUNT ? names[o] : "unknown";
+}
+
+/* The cool-down the next opening from half-open or closed starts from. */
+int
+breaker_removable(const struct cb_record *r, const struct cb_env *env)
+{
+	unsigned	i;
+
+	if (r->state != STATE_CLOSED)
+		return 0;
+	for (i = 0; i < r->nrunning; i++)
+		if (breaker_slot_live(&r->running[i], env))
+			return 0;
+	return 1;
+}
+
+int64_t
+breaker_last_used(const struct cb_record *r)
+{
+	int64_t		t = r->last_used_ms;
+	unsigned	i;
+
+	if (r->last_run_at_ms > t)
+		t = r->last_run_at_ms;
+	for (i = 0; i < r->nrunning; i++)
+		if (r->running[i].since_ms > t)
+			t = r->running[i].since_ms;
+	return t;
+}
+
+/* What status shows of the policy the breaker last ran under. */
+void
+breaker_snapshot(struct cb_record *r, const struct cb_policy *p)
+{
+	struct cb_snapshot	*s = &r->policy;
+
+	memset(s, 0, sizeof *s);
+	s->set = 1;
+	s->trip_policy = (uint8_t)p->trip_policy;
+	s->preset = (int16_t)(p->preset >= 0 && p->preset < 0x7fff ?
+	    p->preset : -1);
+	s->trip_failures = p->trip_failures;
+	s->trip_period_ms = p->trip_period_ms;
+	s->trip_window = p->trip_window;
+	s->trip_min_calls = p->trip_min_calls;
+	s->trip_failure_rate = p->trip_failure_rate;
+	s->open_timeout_ms = p->open_timeout_ms;
+	s->max_open_timeout_ms = p->max_open_timeout_ms;
+	s->backoff = p->backoff;
+	s->half_open_max_calls = p->half_open_max_calls;
+	s->timeout_ms = p->timeout_ms;
+	s->max_concurrent = p->max_concurrent;
+}
+
+int
+breaker_policy(const struct cb_record *r, const struct cb_policy *base,
+    struct cb_policy *out)
+{
+	const struct cb_snapshot	*s = &r->policy;
+
+	*out = *base;
+	if (!s->set)
+		return 0;
+	out->trip_policy = s->trip_policy <= TRIP_TIME ?
+	    (enum cb_trip_policy)s->trip_policy : TRIP_CONSECUTIVE;
+	out->preset = s->preset;
+	out->trip_failures = s->trip_failures;
+	out->trip_period_ms = s->trip_period_ms;
+	out->trip_window = s->trip_window;
+	out->trip_min_calls = s->trip_min_calls;
+	out->trip_failure_rate = s->trip_failure_rate;
+	out->open_timeout_ms = s->open_timeout_ms;
+	out->max_open_timeout_ms = s->max_open_timeout_ms;
+	out->backoff = s->backoff;
+	out->half_open_max_calls = s->half_open_max_calls;
+	out->timeout_ms = s->timeout_ms;
+	out->max_concurrent = s->max_concurrent;
+	return 1;
+}
+
+/* What `status` shows of a record (breaker.h). */
+
+enum cb_mark
+breaker_mark(uint8_t m)
+{
+	m &= RECORD_MARK_OUTCOME | RECORD_MARK_TIMEOUT;
+	switch (m & RECORD_MARK_OUTCOME) {
+	case OUTCOME_REJECTED:
+		return MARK_REJECTED;
+	case OUTCOME_INTERRUPTED:
+	case OUTCOME_STALE:
+		return MARK_OTHER;
+	default:
+		break;
+	}
+	if (m & RECORD_MARK_TIMEOUT)
+		return MARK_TIMEOUT;
+	switch (m) {
+	case OUTCOME_SUCCESS:
+		return MARK_SUCCESS;
+	case OUTCOME_FAILURE:
+		return MARK_FAILURE;
+	default:
+		return MARK_OTHER;
+	}
+}
+
+const char *
+breaker_mark_name(uint8_t m)
+{
+	if (breaker_mark(m) == MARK_TIMEOUT)
+		return "timeout";
+	return breaker_outcome_name((enum cb_outcome)(m &
+	    RECORD_MARK_OUTCOME));
+}
+
+int
+breaker_never_changed(const struct cb_record *r)
+{
+	return r->transitions[STATE_CLOSED] + r->transitions[STATE_OPEN] +
+	    r->transitions[STATE_HALF_OPEN] == 0;
+}
+
+const char *
+breaker_trip_policy_name(enum cb_trip_policy t)
+{
+	switch (t) {
+	case TRIP_RATE:
+		return "rate";
+	case TRIP_TIME:
+		return "time";
+	default:
+		return "consecutive";
+	}
+}

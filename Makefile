@@ -113,6 +113,8 @@ IO	= clock config config-layer conftext statefile store-lmdb \
 	  cmd ctx call hook cmd-admin cmd-run cmd-check status status-text \
 	  status-json status-prom out cmd-reset cmd-trip cmd-forget cmd-gc \
 	  cmd-help cmd-acquire cmd-release cmd-config cbexec
+# The bulkhead's refusal line and --wait (SPEC 2b).
+IO	+= busy
 # The Redis store's URL parser (pure) and deadline-bound name lookup.
 PURE	+= redis-url
 IO	+= resolve

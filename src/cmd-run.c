@@ -33,6 +33,7 @@ struct run_step {
 	int64_t			 lease_ms;
 	int			 interrupted;	/* the last run was */
 	int			 left_open;	/* ... and left it open */
+	int64_t			 wait_ms;	/* --wait for a run slot */
 };
 
 /* Who we are, read only when a probe or run slot is at stake. */
@@ -58,6 +59,10 @@ run_refusal(struct cb_ctx *ctx, const char *name, const struct cb_ticket *t)
 {
 	char	retry[32];
 
+	if (t->busy) {
+		busy_refusal(ctx, name, t);
+		return;
+	}
 	if (ctx->quiet)
 		return;
 	if (t->state == STATE_OPEN) {
@@ -72,7 +77,8 @@ run_refusal(struct cb_ctx *ctx, const char *name, const struct cb_ticket *t)
 static int
 refused(struct cb_ctx *ctx, struct run_step *st)
 {
-	if (st->c.p->on_open == ON_OPEN_SKIP)
+	if (st->c.ticket.busy ? st->c.p->on_busy == ON_OPEN_SKIP :
+	    st->c.p->on_open == ON_OPEN_SKIP)
 		return EXIT_OK;
 	run_refusal(ctx, st->c.name, &st->c.ticket);
 	return st->c.p->open_exit_code;
@@ -118,6 +124,7 @@ const struct cmd_opt run_grammar[] = {
 	{ "kill-after",		'k', 'k', required_argument },
 	{ "foreground",		0,   'F', no_argument },
 	{ "on-open",		0,   'O', required_argument },
+	{ "wait",		0,   'W', required_argument },
 	{ "retries",		0,   'R', required_argument },
 	{ "retry-delay",	0,   'D', required_argument },
 	{ "preset",		0,   'P', required_argument },
@@ -173,6 +180,11 @@ run_options(const struct cmd_args *a, struct run_opts *ro)
 		}
 		if (a->v[i].opt->key == 'F') {
 			ro->foreground = 1;
+			continue;
+		}
+		if (a->v[i].opt->key == 'W') {
+			if (busy_wait_arg(a->what, arg, &ro->wait_ms) == -1)
+				return -1;
 			continue;
 		}
 		/* -o KEY=VALUE */
@@ -253,12 +265,17 @@ attempt(struct run_step *st, const struct spawn_opts *so, int *guarded,
 	struct cb_ctx		*ctx = st->c.ctx;
 	struct spawn_result	 res;
 	struct cb_err		 err;
+	struct busy_wait	 w;
 	struct store		*store = NULL;
+	int			 sig;
 
+	busy_wait_start(&w, st->wait_ms);
+again:
 	st->have_self = 0;
 	st->left_open = 0;
 	memset(&st->c.ticket, 0, sizeof st->c.ticket);
 	cmd_env(ctx, &st->c.env);
+	st->c.waiting = busy_wait_left(&w);
 	if (*guarded && run_admit(ctx, st, &store, &err) == -1) {
 		if (ctx->cfg.on_store_error == STORE_ERROR_CLOSED) {
 			cmd_warnx("%s; refusing to run '%s' "
@@ -274,6 +291,16 @@ attempt(struct run_step *st, const struct spawn_opts *so, int *guarded,
 	if (*guarded) {
 		cmd_evictions(ctx);
 		cmd_transitions(ctx, st->c.name, &st->c.fx);
+		if (!st->c.ticket.admitted && st->c.ticket.busy &&
+		    st->c.waiting) {
+			/* --wait: nothing recorded if a signal ends it. */
+			if ((sig = busy_wait_sleep(&w, &err)) == 0)
+				goto again;
+			if (sig == -1)
+				cmd_warnx("%s", err.msg);
+			*status = sig > 0 ? 128 + sig : EXIT_CBEXEC;
+			return -1;
+		}
 		if (!st->c.ticket.admitted) {
 			*status = refused(ctx, st);
 			return 1;
@@ -425,6 +452,7 @@ cmd_run_exec(struct cb_ctx *ctx, struct cmd_args *a)
 	st.c.fill_self = fill_self;
 	st.c.name = name;
 	st.c.p = &p;
+	st.wait_ms = ro.wait_ms;
 	if (p.timeout_ms > 0 && p.kill_after_ms > 0)
 		st.lease_ms = p.timeout_ms + p.kill_after_ms + 5000;
 	else
@@ -504,7 +532,7 @@ run_attempts(struct run_step *st, const struct cb_policy *p,
 const struct cmd_entry cmd_run_entry = {
 	"run",
 	"NAME [-t D] [-k D] [--foreground] [--on-open fail|skip] "
-	    "[--retries N] [--retry-delay D] "
+	    "[--wait D] [--retries N] [--retry-delay D] "
 	    "[--preset P] [--failure-codes L] [--success-codes L] "
 	    "[--ignore-codes L] [-o KEY=VALUE] [--] COMMAND [ARG...]",
 	"run COMMAND behind breaker NAME",
@@ -514,6 +542,9 @@ const struct cmd_entry cmd_run_entry = {
 	"      --foreground         keep the command in cbexec's process "
 	"group\n"
 	"      --on-open fail|skip  when refused: exit 75, or exit 0 silently\n"
+	"      --wait D             every run slot taken (max_concurrent): "
+	"wait up to\n"
+	"                           D for one to free (default 0)\n"
 	"      --retries N          run again after a failure, up to N more "
 	"times\n"
 	"      --retry-delay D      first wait before a retry (default 1s), "

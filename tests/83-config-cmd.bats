@@ -80,7 +80,7 @@ show_line() {
 
 @test "config show prints every policy key once with value and origin" {
 	run -0 cb config show x
-	assert_equal "${#lines[@]}" 25
+	assert_equal "${#lines[@]}" 27
 	assert_line --regexp '^trip\.policy +"consecutive" +built-in$'
 	assert_line --regexp '^trip\.failures +5 +built-in$'
 	assert_line --regexp '^open_timeout +"1m" +built-in$'

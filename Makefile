@@ -365,6 +365,8 @@ stress: all
 	tests/stress/load.sh $(abspath cbexec) $(STRESS_PROCS) $(STRESS_RUNS) 1
 	tests/stress/load.sh $(abspath cbexec) $(STRESS_PROCS) $(STRESS_RUNS) 50
 	tests/stress/chaos.sh $(abspath cbexec) $(CHAOS_WORKERS) $(CHAOS_RUNS)
+	tests/stress/chaos.sh $(abspath cbexec) $(CHAOS_WORKERS) $(CHAOS_RUNS) \
+	    bulkhead
 
 fuzz: fuzz-build
 	@for f in $(FUZZERS); do \

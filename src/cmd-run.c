@@ -9,7 +9,10 @@
  * unguarded.  With --retries a failed call is followed by
  * another, each admitted and recorded on its own, after a delay that
  * doubles (full jitter, capped at 60s) and that SIGINT, SIGTERM, SIGHUP or
- * SIGQUIT cut short.  The RUN-OPTIONS parser is shared with `config show`.
+ * SIGQUIT cut short.  With max_concurrent a call that finds every run
+ * slot taken is busy; --wait then asks again until a slot frees or the
+ * wait ends (busy.c), a signal ending it with nothing recorded.  The
+ * RUN-OPTIONS parser is shared with `config show`.
  */
 #include <getopt.h>
 #include <signal.h>
@@ -74,11 +77,18 @@ run_refusal(struct cb_ctx *ctx, const char *name, const struct cb_ticket *t)
 		    t->why);
 }
 
+/* Does the refusal in st's ticket exit 0 silently (on_open or on_busy)? */
+static int
+skipped(const struct run_step *st)
+{
+	return st->c.ticket.busy ? st->c.p->on_busy == ON_OPEN_SKIP :
+	    st->c.p->on_open == ON_OPEN_SKIP;
+}
+
 static int
 refused(struct cb_ctx *ctx, struct run_step *st)
 {
-	if (st->c.ticket.busy ? st->c.p->on_busy == ON_OPEN_SKIP :
-	    st->c.p->on_open == ON_OPEN_SKIP)
+	if (skipped(st))
 		return EXIT_OK;
 	run_refusal(ctx, st->c.name, &st->c.ticket);
 	return st->c.p->open_exit_code;
@@ -497,7 +507,7 @@ run_attempts(struct run_step *st, const struct cb_policy *p,
 	for (n = 0;; n++) {
 		rv = attempt(st, so, &guarded, &status);
 		/* skip hides a refusal, never a failure that ran (SPEC 6.4). */
-		if (rv == 1 && ran != -1 && p->on_open == ON_OPEN_SKIP)
+		if (rv == 1 && ran != -1 && skipped(st))
 			return ran;
 		if (rv != 0)
 			return status;

@@ -16,8 +16,7 @@
 #include "cmd.h"
 #include "spawn.h"
 
-/* The first sleep of a wait, doubled up to the most. */
-#define BUSY_FIRST_MS	50
+/* The most a wait sleeps before asking the store again. */
 #define BUSY_MOST_MS	1000
 #define BUSY_LINE_MAX	1024
 
@@ -92,7 +91,7 @@ void
 busy_wait_start(struct busy_wait *w, int64_t wait_ms)
 {
 	w->deadline_ms = wait_ms > 0 ? clock_mono_ms() + wait_ms : 0;
-	w->step_ms = BUSY_FIRST_MS;
+	w->step_ms = BUSY_WAIT_FIRST_MS;
 }
 
 int

@@ -277,6 +277,7 @@ attempt(struct run_step *st, const struct spawn_opts *so, int *guarded,
 	struct cb_err		 err;
 	struct busy_wait	 w;
 	struct store		*store = NULL;
+	char			 wait[32];
 	int			 sig;
 
 	busy_wait_start(&w, st->wait_ms);
@@ -304,6 +305,11 @@ again:
 		if (!st->c.ticket.admitted && st->c.ticket.busy &&
 		    st->c.waiting) {
 			/* --wait: nothing recorded if a signal ends it. */
+			if (ctx->verbose && w.step_ms == BUSY_WAIT_FIRST_MS) {
+				format_duration(st->wait_ms, wait, sizeof wait);
+				cmd_warnx("%s: busy, waiting up to %s for a run "
+				    "slot", st->c.name, wait);
+			}
 			if ((sig = busy_wait_sleep(&w, &err)) == 0)
 				goto again;
 			if (sig == -1)

@@ -393,9 +393,10 @@ void	busy_refusal(struct cb_ctx *, const char *name,
  * past the end.  busy_wait_sleep returns 0, the signal that ended the
  * sleep (SIGINT, SIGTERM, SIGHUP, SIGQUIT: consumed), or -1 with err.
  */
+#define BUSY_WAIT_FIRST_MS	50	/* the first sleep (step_ms) */
 struct busy_wait {
 	int64_t	deadline_ms;	/* monotonic; 0: no wait */
-	int64_t	step_ms;
+	int64_t	step_ms;	/* the next sleep */
 };
 void	busy_wait_start(struct busy_wait *, int64_t wait_ms);
 int	busy_wait_left(const struct busy_wait *);

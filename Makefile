@@ -115,6 +115,8 @@ IO	= clock config config-layer conftext statefile store-lmdb \
 	  status-text \
 	  status-json status-prom out cmd-reset cmd-trip cmd-forget cmd-gc \
 	  cmd-help cmd-acquire cmd-release cmd-config cbexec
+# The bulkhead's refusal line and --wait (SPEC 2b).
+IO	+= busy
 # The Redis store's URL parser (pure) and deadline-bound name lookup; its
 # connection and walks only with hiredis (store-redis.c stands alone
 # without it).
@@ -370,6 +372,8 @@ stress: all
 	tests/stress/load.sh $(abspath cbexec) $(STRESS_PROCS) $(STRESS_RUNS) 1
 	tests/stress/load.sh $(abspath cbexec) $(STRESS_PROCS) $(STRESS_RUNS) 50
 	tests/stress/chaos.sh $(abspath cbexec) $(CHAOS_WORKERS) $(CHAOS_RUNS)
+	tests/stress/chaos.sh $(abspath cbexec) $(CHAOS_WORKERS) $(CHAOS_RUNS) \
+	    bulkhead
 
 fuzz: fuzz-build
 	@for f in $(FUZZERS); do \

@@ -63,6 +63,9 @@ mkdir -p "$HOME"
 for m in full meta none; do
 	printf 'sync = "%s";\n' "$m" >"$D/sync-$m.conf"
 done
+# A closed run with a concurrency limit: admission takes a run slot, so
+# it writes (SPEC 2b).
+printf 'defaults = { max_concurrent = 4; };\n' >"$D/bulkhead.conf"
 
 # hyperfine's JSON files -> "name median_seconds" lines, the runs of every
 # round pooled per command.
@@ -105,6 +108,7 @@ for m in full meta none; do
 done
 expect 0 "$FLOOR" "$F" b /bin/true
 expect 0 "$FLOOR" -n "$F" b
+expect 0 "$CB" -c "$D/bulkhead.conf" -s "$D/cb-bh.mdb" run b -- /bin/true
 
 # The fleet store (issue 7): a private redis-server on a free loopback
 # port, no persistence, stopped by its pid.  Skipped, with a message, when
@@ -174,6 +178,7 @@ hyperfine -N -i --style none --warmup "$WARMUP" --runs "$PER" \
     -n closed_full	"$CB -c $D/sync-full.conf -s $D/cb-full.mdb run b -- /bin/true" \
     -n closed_meta	"$CB -c $D/sync-meta.conf -s $D/cb-meta.mdb run b -- /bin/true" \
     -n closed_none	"$CB -c $D/sync-none.conf -s $D/cb-none.mdb run b -- /bin/true" \
+    -n closed_bulkhead	"$CB -c $D/bulkhead.conf -s $D/cb-bh.mdb run b -- /bin/true" \
     -n floor_full	"$FLOOR -S full $D/floor-full.mdb b /bin/true" \
     -n floor_meta	"$FLOOR -S meta $D/floor-meta.mdb b /bin/true" \
     -n floor_none	"$FLOOR -S none $D/floor-none.mdb b /bin/true" \
@@ -315,6 +320,7 @@ done
 for m in full meta none; do
 	row "floor, sync = $m" "floor_$m"
 done
+row "cbexec run, closed, max_concurrent = 4" closed_bulkhead closed
 if [ ${#FLEET[@]} -gt 0 ]; then
 	row "cbexec run, closed, fleet (Redis, loopback)" fleet closed
 else
@@ -352,6 +358,8 @@ printf ' floor_1M/floor_10=%s closed_full/timeout=%s closed_none/timeout=%s' \
     "$(ratio "${M[floor_big]}" "${M[floor_10]}")" \
     "$(ratio "${M[closed_full]}" "${M[timeout]}")" \
     "$(ratio "${M[closed_none]}" "${M[timeout]}")"
+printf ' bulkhead/closed=%s' \
+    "$(ratio "${M[closed_bulkhead]}" "${M[closed]}")"
 printf ' fleet/closed=%s\n' \
     "$([ ${#FLEET[@]} -gt 0 ] && ratio "${M[fleet]}" "${M[closed]}" ||
     echo -)"

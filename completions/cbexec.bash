@@ -152,7 +152,7 @@ _cbexec() {
 				return
 				;;
 			-t | --timeout | -k | --kill-after | --on-open | \
-			    --retries | --retry-delay | --preset | \
+			    --wait | --retries | --retry-delay | --preset | \
 			    --failure-codes | --success-codes | \
 			    --ignore-codes | -o)
 				((j++))
@@ -190,7 +190,7 @@ _cbexec() {
 			_cbexec_reply "$_cbexec_presets"
 			return
 			;;
-		-t | --timeout | -k | --kill-after | --retries | \
+		-t | --timeout | -k | --kill-after | --wait | --retries | \
 		    --retry-delay | --failure-codes | --success-codes | \
 		    --ignore-codes)
 			return
@@ -210,7 +210,7 @@ _cbexec() {
 		*)
 			if [[ $cur == -* ]]; then
 				_cbexec_reply '-t --timeout -k --kill-after
-				    --foreground --on-open --retries
+				    --foreground --on-open --wait --retries
 				    --retry-delay --preset --failure-codes
 				    --success-codes --ignore-codes -o --help --'
 			elif ((!name_done)); then
@@ -249,18 +249,18 @@ _cbexec() {
 		;;
 	check | acquire)
 		case $prev in
-		--lease | --pid) return ;;
+		--lease | --pid | --wait) return ;;
 		esac
 		for ((j = ci + 1; j < cword; j++)); do
 			case ${words[j]} in
-			--lease | --pid) ((j++)) ;;
+			--lease | --pid | --wait) ((j++)) ;;
 			-*) ;;
 			*) ((nops++)) ;;
 			esac
 		done
 		if [[ $cur == -* ]]; then
 			if [[ $cmd == acquire ]]; then
-				_cbexec_reply '--lease --pid --help'
+				_cbexec_reply '--lease --pid --wait --help'
 			else
 				_cbexec_reply '--help'
 			fi

@@ -53,7 +53,7 @@ function __cbexec_noperands
             continue
         end
         switch $w
-            case --lease --pid --for --reason --idle --output
+            case --lease --pid --wait --for --reason --idle --output
                 set -e words[1]
             case '-*'
             case '*'
@@ -87,7 +87,7 @@ function __cbexec_run_state
         switch $w
             case --
                 test $named = 1; and echo cmd; and return 0
-            case -t --timeout -k --kill-after --on-open --retries --retry-delay --preset --failure-codes --success-codes --ignore-codes -o
+            case -t --timeout -k --kill-after --on-open --wait --retries --retry-delay --preset --failure-codes --success-codes --ignore-codes -o
                 set -e words[1]
             case '-*'
             case '*'
@@ -208,6 +208,7 @@ complete -c cbexec -n __cbexec_run_opts -s t -l timeout -x -d 'time out after DU
 complete -c cbexec -n __cbexec_run_opts -s k -l kill-after -x -d 'SIGKILL this long after the SIGTERM'
 complete -c cbexec -n __cbexec_run_opts -l foreground -d 'keep the command in the foreground'
 complete -c cbexec -n __cbexec_run_opts -l on-open -x -a 'fail skip' -d 'when refused'
+complete -c cbexec -n __cbexec_run_opts -l wait -x -d 'wait for a free run slot'
 complete -c cbexec -n __cbexec_run_opts -l retries -x -d 're-run after a failure'
 complete -c cbexec -n __cbexec_run_opts -l retry-delay -x -d 'first delay between attempts'
 complete -c cbexec -n __cbexec_run_opts -l preset -x -a 'curl wget ssh rsync psql pg_isready' -d 'exit code table of a tool'
@@ -230,6 +231,7 @@ complete -c cbexec -n '__cbexec_using trip' -l for -x -d 'stay open for DURATION
 complete -c cbexec -n '__cbexec_using reset; or __cbexec_using trip; or __cbexec_using forget' -a '(__cbexec_names)' -d breaker
 complete -c cbexec -n '__cbexec_using check; and test (__cbexec_noperands) = 0' -a '(__cbexec_names)' -d breaker
 complete -c cbexec -n '__cbexec_using acquire' -l lease -x -d 'lease of the permit'
+complete -c cbexec -n '__cbexec_using acquire' -l wait -x -d 'wait for a free run slot'
 complete -c cbexec -n '__cbexec_using acquire' -l pid -x -a '(__fish_complete_pids)' -d 'process holding the probe slot'
 complete -c cbexec -n '__cbexec_using acquire; and test (__cbexec_noperands) = 0' -a '(__cbexec_names)' -d breaker
 

@@ -62,6 +62,8 @@ cmd_admit_cb(const uint8_t *old, size_t oldlen, struct cb_buf *out,
     void *arg, struct cb_err *err)
 {
 	struct cmd_call	*c = arg;
+	uint64_t	 busy;
+	uint32_t	 refused;
 	int		 changed;
 
 	memset(&c->fx, 0, sizeof c->fx);
@@ -72,8 +74,14 @@ cmd_admit_cb(const uint8_t *old, size_t oldlen, struct cb_buf *out,
 	if ((c->rec.state != STATE_CLOSED || c->p->max_concurrent > 0) &&
 	    c->fill_self != NULL)
 		c->fill_self(c);
+	busy = c->rec.busy;
+	refused = c->rec.refused_since_run;
 	changed = breaker_admit(&c->rec, c->p, &c->env, &c->self, &c->ticket,
 	    &c->fx);
+	if (c->waiting && c->ticket.busy) {
+		c->rec.busy = busy;
+		c->rec.refused_since_run = refused;
+	}
 	if (old != NULL && !changed)
 		return STORE_KEEP;
 	record_encode(&c->rec, out);

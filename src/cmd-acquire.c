@@ -5,7 +5,8 @@
  * (cmd-release.c) turns back into the admission.  Tokens are leases: a
  * half-open token holds a probe slot with pid 0, which only its lease can
  * free, so an unreleased one expires as a dropped permit; a closed-state
- * token holds nothing.  With --pid the slot is held by that process (the
+ * token holds nothing, or with max_concurrent a run slot (SPEC 2b), which
+ * --wait waits for.  With --pid the slot is held by that process (the
  * calling script, `--pid $$`), judged alive as run's own slot is: by its
  * start time and the boot id, so a script that dies frees the slot at the
  * next call.  The token itself is token.c's.
@@ -58,6 +59,7 @@ acquire_pid(const char *arg, pid_t *pid, uint64_t *start)
 static const struct cmd_opt acquire_grammar[] = {
 	{ "lease",	'l', 'l', required_argument },
 	{ "pid",	'p', 'p', required_argument },
+	{ "wait",	0,   'W', required_argument },
 	{ NULL,		0,   0,   0 }
 };
 
@@ -68,6 +70,7 @@ struct acquire_req {
 	int64_t		 lease_ms;
 	pid_t		 pid;		/* --pid, or 0 */
 	uint64_t	 start;		/* ... and its start time */
+	int64_t		 wait_ms;	/* --wait for a run slot, or 0 */
 };
 
 /* Check the operand and options.  Returns 0, or -1 after printing. */
@@ -95,6 +98,9 @@ acquire_request(const struct cmd_args *a, struct acquire_req *rq)
 	}
 	if ((pidarg = cmd_arg(a, 'p')) != NULL &&
 	    acquire_pid(pidarg, &rq->pid, &rq->start) == -1)
+		return -1;
+	if (cmd_has(a, 'W') &&
+	    busy_wait_arg("acquire", cmd_arg(a, 'W'), &rq->wait_ms) == -1)
 		return -1;
 	return 0;
 }
@@ -150,10 +156,11 @@ cmd_acquire_exec(struct cb_ctx *ctx, struct cmd_args *a)
 	struct cb_policy		 p;
 	struct cb_token			 tok;
 	struct cb_err			 err;
+	struct busy_wait		 w;
 	struct store			*store;
 	const char			*disable;
 	char				 text[TOKEN_TEXT_MAX];
-	int				 status;
+	int				 sig, status;
 
 	if (acquire_request(a, &rq) == -1)
 		return EXIT_USAGE;
@@ -177,7 +184,6 @@ cmd_acquire_exec(struct cb_ctx *ctx, struct cmd_args *a)
 	st.ctx = ctx;
 	st.name = rq.name;
 	st.p = &p;
-	cmd_env(ctx, &st.env);
 	/* --pid: that process holds the slot, judged alive as run's is.
 	 * Else none does: pid 0, judged by its lease alone. */
 	st.self.pid = (int32_t)rq.pid;
@@ -185,14 +191,29 @@ cmd_acquire_exec(struct cb_ctx *ctx, struct cmd_args *a)
 	memcpy(st.self.boot_id, cmd_boot_id(ctx), sizeof st.self.boot_id);
 	clock_host_name(st.self.host, sizeof st.self.host);
 	st.self.token = clock_random();
-	st.self.lease_until_ms = st.env.now_ms + rq.lease_ms;
-	if ((store = cmd_store(ctx, 0, &err)) == NULL ||
-	    store_update(store, rq.name, cmd_admit_cb, &st, &err) == -1) {
-		cmd_store_error(ctx, &err);
-		return EXIT_FAIL;
+	busy_wait_start(&w, rq.wait_ms);
+	for (;;) {
+		cmd_env(ctx, &st.env);
+		st.self.lease_until_ms = st.env.now_ms + rq.lease_ms;
+		st.waiting = busy_wait_left(&w);
+		if ((store = cmd_store(ctx, 0, &err)) == NULL ||
+		    store_update(store, rq.name, cmd_admit_cb, &st,
+		    &err) == -1) {
+			cmd_store_error(ctx, &err);
+			return EXIT_FAIL;
+		}
+		cmd_evictions(ctx);
+		cmd_transitions(ctx, rq.name, &st.fx);
+		if (st.ticket.admitted || !st.ticket.busy || !st.waiting)
+			break;
+		/* --wait: a signal ends it, recording nothing. */
+		if ((sig = busy_wait_sleep(&w, &err)) == -1) {
+			cmd_warnx("%s", err.msg);
+			return EXIT_FAIL;
+		}
+		if (sig > 0)
+			return 128 + sig;
 	}
-	cmd_evictions(ctx);
-	cmd_transitions(ctx, rq.name, &st.fx);
 	/* A probe slot and a probe command: the command decides first. */
 	if (probe_admit(&st, store, NULL, &status) == -1)
 		return status == EXIT_CBEXEC ? EXIT_FAIL : status;
@@ -217,18 +238,20 @@ cmd_acquire_exec(struct cb_ctx *ctx, struct cmd_args *a)
 
 const struct cmd_entry cmd_acquire_entry = {
 	"acquire",
-	"NAME [--lease D] [--pid PID]",
+	"NAME [--lease D] [--pid PID] [--wait D]",
 	"admit a call as run would and print a token for release",
 	"Admits a call to NAME as run would and prints a TOKEN on stdout;\n"
 	"`cbexec release TOKEN success|failure|ignore` records its outcome.\n"
 	"Refused: exits open_exit_code (75) and prints no token, whatever\n"
 	"on_open says.\n"
-	"  -l, --lease D   how long a half-open probe slot is held for the\n"
-	"                  token (default: probe_lease, 1h); unreleased by\n"
-	"                  then, it counts as a failed probe\n"
+	"  -l, --lease D   how long the token's probe or run slot is held\n"
+	"                  (default: probe_lease, 1h); a probe unreleased by\n"
+	"                  then counts as a failed probe\n"
 	"  -p, --pid PID   process PID holds the slot (typically --pid $$):\n"
 	"                  once it has died, the next call frees the slot as\n"
 	"                  a failed probe instead of waiting for the lease\n"
+	"      --wait D    every run slot taken (max_concurrent): wait up to\n"
+	"                  D for one to free before refusing (default 0)\n"
 	"Example:\n"
 	"  tok=$(cbexec acquire api --pid $$) || exit\n"
 	"  trap 'cbexec release \"$tok\" failure' EXIT\n"

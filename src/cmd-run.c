@@ -9,7 +9,10 @@
  * unguarded.  With --retries a failed call is followed by
  * another, each admitted and recorded on its own, after a delay that
  * doubles (full jitter, capped at 60s) and that SIGINT, SIGTERM, SIGHUP or
- * SIGQUIT cut short.  The RUN-OPTIONS parser is shared with `config show`.
+ * SIGQUIT cut short.  With max_concurrent a call that finds every run
+ * slot taken is busy; --wait then asks again until a slot frees or the
+ * wait ends (busy.c), a signal ending it with nothing recorded.  The
+ * RUN-OPTIONS parser is shared with `config show`.
  */
 #include <getopt.h>
 #include <signal.h>
@@ -35,6 +38,7 @@ struct run_step {
 	int64_t			 lease_ms;
 	int			 interrupted;	/* the last run was */
 	int			 left_open;	/* ... and left it open */
+	int64_t			 wait_ms;	/* --wait for a run slot */
 };
 
 /* Who we are, read only when a probe or run slot is at stake. */
@@ -60,6 +64,10 @@ run_refusal(struct cb_ctx *ctx, const char *name, const struct cb_ticket *t)
 {
 	char	retry[32];
 
+	if (t->busy) {
+		busy_refusal(ctx, name, t);
+		return;
+	}
 	if (ctx->quiet)
 		return;
 	if (t->state == STATE_OPEN) {
@@ -71,10 +79,18 @@ run_refusal(struct cb_ctx *ctx, const char *name, const struct cb_ticket *t)
 		    t->why);
 }
 
+/* Does the refusal in st's ticket exit 0 silently (on_open or on_busy)? */
+static int
+skipped(const struct run_step *st)
+{
+	return st->c.ticket.busy ? st->c.p->on_busy == ON_OPEN_SKIP :
+	    st->c.p->on_open == ON_OPEN_SKIP;
+}
+
 static int
 refused(struct cb_ctx *ctx, struct run_step *st)
 {
-	if (st->c.p->on_open == ON_OPEN_SKIP)
+	if (skipped(st))
 		return EXIT_OK;
 	run_refusal(ctx, st->c.name, &st->c.ticket);
 	return st->c.p->open_exit_code;
@@ -120,6 +136,7 @@ const struct cmd_opt run_grammar[] = {
 	{ "kill-after",		'k', 'k', required_argument },
 	{ "foreground",		0,   'F', no_argument },
 	{ "on-open",		0,   'O', required_argument },
+	{ "wait",		0,   'W', required_argument },
 	{ "retries",		0,   'R', required_argument },
 	{ "retry-delay",	0,   'D', required_argument },
 	{ "preset",		0,   'P', required_argument },
@@ -194,6 +211,11 @@ run_options(const struct cmd_args *a, struct run_opts *ro)
 		}
 		if (a->v[i].opt->key == 'F') {
 			ro->foreground = 1;
+			continue;
+		}
+		if (a->v[i].opt->key == 'W') {
+			if (busy_wait_arg(a->what, arg, &ro->wait_ms) == -1)
+				return -1;
 			continue;
 		}
 		/* -o KEY=VALUE */
@@ -273,12 +295,18 @@ attempt(struct run_step *st, const struct spawn_opts *so, int *guarded,
 	struct cb_ctx		*ctx = st->c.ctx;
 	struct spawn_result	 res;
 	struct cb_err		 err;
+	struct busy_wait	 w;
 	struct store		*store = NULL;
+	char			 wait[32];
+	int			 sig;
 
+	busy_wait_start(&w, st->wait_ms);
+again:
 	st->have_self = 0;
 	st->left_open = 0;
 	memset(&st->c.ticket, 0, sizeof st->c.ticket);
 	cmd_env(ctx, &st->c.env);
+	st->c.waiting = busy_wait_left(&w);
 	if (*guarded && run_admit(ctx, st, &store, &err) == -1) {
 		if (ctx->cfg.on_store_error == STORE_ERROR_CLOSED) {
 			cmd_warnx("%s; refusing to run '%s' "
@@ -294,6 +322,21 @@ attempt(struct run_step *st, const struct spawn_opts *so, int *guarded,
 	if (*guarded) {
 		cmd_evictions(ctx);
 		cmd_transitions(ctx, st->c.name, &st->c.fx);
+		if (!st->c.ticket.admitted && st->c.ticket.busy &&
+		    st->c.waiting) {
+			/* --wait: nothing recorded if a signal ends it. */
+			if (ctx->verbose && w.step_ms == BUSY_WAIT_FIRST_MS) {
+				format_duration(st->wait_ms, wait, sizeof wait);
+				cmd_warnx("%s: busy, waiting up to %s for a run "
+				    "slot", st->c.name, wait);
+			}
+			if ((sig = busy_wait_sleep(&w, &err)) == 0)
+				goto again;
+			if (sig == -1)
+				cmd_warnx("%s", err.msg);
+			*status = sig > 0 ? 128 + sig : EXIT_CBEXEC;
+			return -1;
+		}
 		/* A half-open probe with a probe command: that runs first. */
 		if (probe_admit(&st->c, store, so->mask, status) == -1)
 			return -1;
@@ -453,6 +496,7 @@ cmd_run_exec(struct cb_ctx *ctx, struct cmd_args *a)
 	st.c.fill_self = fill_self;
 	st.c.name = name;
 	st.c.p = &p;
+	st.wait_ms = ro.wait_ms;
 	if (p.timeout_ms > 0 && p.kill_after_ms > 0)
 		st.lease_ms = p.timeout_ms + p.kill_after_ms + 5000;
 	else
@@ -497,7 +541,7 @@ run_attempts(struct run_step *st, const struct cb_policy *p,
 	for (n = 0;; n++) {
 		rv = attempt(st, so, &guarded, &status);
 		/* skip hides a refusal, never a failure that ran (SPEC 6.4). */
-		if (rv == 1 && ran != -1 && p->on_open == ON_OPEN_SKIP)
+		if (rv == 1 && ran != -1 && skipped(st))
 			return ran;
 		if (rv != 0)
 			return status;
@@ -532,7 +576,7 @@ run_attempts(struct run_step *st, const struct cb_policy *p,
 const struct cmd_entry cmd_run_entry = {
 	"run",
 	"NAME [-t D] [-k D] [--foreground] [--on-open fail|skip] "
-	    "[--retries N] [--retry-delay D] "
+	    "[--wait D] [--retries N] [--retry-delay D] "
 	    "[--preset P] [--failure-codes L] [--success-codes L] "
 	    "[--ignore-codes L] [-o KEY=VALUE] [--] COMMAND [ARG...]",
 	"run COMMAND behind breaker NAME",
@@ -542,6 +586,9 @@ const struct cmd_entry cmd_run_entry = {
 	"      --foreground         keep the command in cbexec's process "
 	"group\n"
 	"      --on-open fail|skip  when refused: exit 75, or exit 0 silently\n"
+	"      --wait D             every run slot taken (max_concurrent): "
+	"wait up to\n"
+	"                           D for one to free (default 0)\n"
 	"      --retries N          run again after a failure, up to N more "
 	"times\n"
 	"      --retry-delay D      first wait before a retry (default 1s), "

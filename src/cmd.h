@@ -273,6 +273,9 @@ struct cmd_call {
 	 * the caller filled self already. */
 	void			(*fill_self)(struct cmd_call *);
 	struct cb_ticket	 ticket;
+	/* Set while a --wait goes on: a busy refusal is then not counted
+	 * (only the last one is, when the wait is over). */
+	int			 waiting;
 	struct cb_run		 run;
 	enum cb_outcome		 counted;	/* as cmd_record_cb counted it */
 	struct cb_effects	 fx;
@@ -362,6 +365,7 @@ struct run_opts {
 	struct run_value v[RUN_MAX_OPTS];	/* in command-line order */
 	int		 nv;
 	int		 foreground;
+	int64_t		 wait_ms;	/* --wait; 0: none */
 };
 extern const struct cmd_opt	run_grammar[];
 
@@ -378,6 +382,33 @@ int	run_apply(const char *cmd, const struct run_opts *,
 /* The refusal line of run and acquire (nothing with -q). */
 void	run_refusal(struct cb_ctx *, const char *name,
 	    const struct cb_ticket *);
+
+/* ---- busy.c ---- */
+
+/*
+ * A busy refusal (SPEC 2b), nothing with -q: "NAME: busy, 1 of 1 running
+ * (pid 4242 since 10:03:12)", the holder's host named when it is another.
+ */
+void	busy_refusal(struct cb_ctx *, const char *name,
+	    const struct cb_ticket *);
+
+/*
+ * The --wait D of run and acquire for a free run slot: start it, ask
+ * whether time is left (then a busy refusal is not final), and sleep
+ * before asking the store again: 50ms at first, doubled up to 1s, never
+ * past the end.  busy_wait_sleep returns 0, the signal that ended the
+ * sleep (SIGINT, SIGTERM, SIGHUP, SIGQUIT: consumed), or -1 with err.
+ */
+#define BUSY_WAIT_FIRST_MS	50	/* the first sleep (step_ms) */
+struct busy_wait {
+	int64_t	deadline_ms;	/* monotonic; 0: no wait */
+	int64_t	step_ms;	/* the next sleep */
+};
+void	busy_wait_start(struct busy_wait *, int64_t wait_ms);
+int	busy_wait_left(const struct busy_wait *);
+int	busy_wait_sleep(struct busy_wait *, struct cb_err *);
+/* --wait's argument: a duration.  Returns 0, or -1 after printing. */
+int	busy_wait_arg(const char *what, const char *arg, int64_t *ms);
 
 extern const struct cmd_entry	cmd_acquire_entry;
 extern const struct cmd_entry	cmd_config_entry;

@@ -125,6 +125,13 @@ static const struct key_def keys[PK_COUNT] = {
 	[PK_KILL_AFTER] = { "kill_after", KT_DURATION, P(kill_after_ms),
 	    "10s", 0,
 	    .help = "SIGKILL this long after the timeout's SIGTERM; 0 never" },
+	[PK_MAX_CONCURRENT] = { "max_concurrent", KT_U32, P(max_concurrent),
+	    "0", 0, POLICY_MAX_CONCURRENT,
+	    .help = "calls of the breaker that may run at once; 0 no limit" },
+	[PK_ON_BUSY] = { "on_busy", KT_ENUM, P(on_busy), "fail",
+	    .names = on_open_names,
+	    .help = "every run slot taken: fail (exit open_exit_code) or skip "
+	    "(exit 0)" },
 	[PK_FAILURE_CODES] = { "failure_codes", KT_CODES, P(failure_codes),
 	    "1-255", .help = "the exit codes that are failures" },
 	[PK_SUCCESS_CODES] = { "success_codes", KT_CODES, P(success_codes),
@@ -691,10 +698,7 @@ builtin(void)
 		b.origin[i] = builtin_origin;
 		b.layer[i] = LAYER_BUILTIN;
 	}
-	/* Fields that are no keys (yet): no limit, fail when busy, the
-	 * preset index policy_finish copies. */
-	b.p.max_concurrent = 0;
-	b.p.on_busy = ON_OPEN_FAIL;
+	/* The preset index policy_finish copies: no key of its own. */
 	b.p.preset = -1;
 	done = 1;
 	return &b;

@@ -439,7 +439,7 @@ status_text_detail(struct status_walk *w, const char *name)
 	label(f, "Totals");
 	fprintf(f, "%llu call%s: %llu success%s, %llu failure%s "
 	    "(%llu timeout%s), %llu ignored, %llu interrupted, %llu stale; "
-	    "%llu rejected\n",
+	    "%llu rejected",
 	    (unsigned long long)r->calls, r->calls == 1 ? "" : "s",
 	    (unsigned long long)r->successes, r->successes == 1 ? "" : "es",
 	    (unsigned long long)r->failures, r->failures == 1 ? "" : "s",
@@ -447,6 +447,10 @@ status_text_detail(struct status_walk *w, const char *name)
 	    (unsigned long long)r->ignored,
 	    (unsigned long long)r->interrupted,
 	    (unsigned long long)r->stale, (unsigned long long)r->rejected);
+	/* Refused with every run slot taken (SPEC 2b), apart from rejected. */
+	if (r->busy > 0 || p.max_concurrent > 0)
+		fprintf(f, ", %llu busy", (unsigned long long)r->busy);
+	fputc('\n', f);
 	label(f, "Last run");
 	if (r->last_run_at_ms > 0) {
 		local_time(r->last_run_at_ms, a, sizeof a);

@@ -89,11 +89,11 @@ setup() {
 	run -0 comp cbexec gc --
 	assert_output "$(printf '%s\n' --dry-run --help --idle)"
 	run -0 comp cbexec acquire --
-	assert_output "$(printf '%s\n' --help --lease --pid)"
+	assert_output "$(printf '%s\n' --help --lease --pid --wait)"
 	run -0 comp cbexec run db --
 	assert_output "$(printf '%s\n' -- --failure-codes --foreground --help \
 	    --ignore-codes --kill-after --on-open --preset --retries \
-	    --retry-delay --success-codes --timeout)"
+	    --retry-delay --success-codes --timeout --wait)"
 }
 
 @test "bash: -o offers every policy key, retries, retry_delay and this release's included" {
@@ -241,7 +241,7 @@ setup() {
 	run -0 fishcomp 'cbexec run db --f'
 	assert_output "$(printf '%s\n' --failure-codes --foreground)"
 	run -0 fishcomp 'cbexec acquire db --'
-	assert_output "$(printf '%s\n' --help --lease --pid)"
+	assert_output "$(printf '%s\n' --help --lease --pid --wait)"
 	run -0 fishcomp 'cbexec gc --'
 	assert_output "$(printf '%s\n' --dry-run --help --idle)"
 }
@@ -300,7 +300,7 @@ zshopts() {
 
 @test "help --options lists a command's options from its grammar" {
 	run -0 "$CBEXEC" help --options acquire
-	assert_output "$(printf '%s\n' -l --lease -p --pid -h --help)"
+	assert_output "$(printf '%s\n' -l --lease -p --pid --wait -h --help)"
 	run -0 "$CBEXEC" help --options config
 	assert_output "$(printf '%s\n' -h --help check show)"
 	run -2 "$CBEXEC" help --options

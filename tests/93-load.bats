@@ -33,6 +33,11 @@ load helper
 	assert_output --partial "chaos: ok"
 }
 
+@test "chaos, bulkhead: 4 workers, 40 runs, max_concurrent = 2, SIGKILLs: busy trips nothing, no dead holder keeps a slot" {
+	run -0 "$BATS_TEST_DIRNAME/stress/chaos.sh" "$CBEXEC" 4 40 bulkhead
+	assert_output --partial "chaos: bulkhead ok"
+}
+
 @test "a child of a SIGKILLed cbexec dies with it" {
 	bg a cb run x -- sh -c 'echo $$ >child.pid; exec sleep 60'
 	wait_for test -s child.pid

@@ -598,3 +598,44 @@ time.sleep(60)' "$ns" >"$T/dns.out" 3>&- &
 	run -0 "${RCLI[@]}" EXISTS cbexec:api
 	assert_output 1
 }
+
+@test "max_concurrent holds across the fleet: 2 of 6 runs on two hosts, the others busy" {
+	redis_start
+	for id in 1 2 3 4 5 6; do
+		if ((id % 2)); then host=a; else host=b; fi
+		bg "$id" on "$host" run job -o max_concurrent=2 -- sh -c \
+		    'echo x >>"$0/started"; while [ ! -e "$0/release" ]; do sleep 0.02; done' "$T"
+	done
+	refused() {
+		local id n=0
+		for id in 1 2 3 4 5 6; do
+			[ -e "$T/rc.$id" ] && [ "$(cat "$T/rc.$id")" = 75 ] &&
+			    n=$((n + 1))
+		done
+		[ "$n" -eq 4 ]
+	}
+	WAIT_S=30 wait_for refused
+	[ "$(wc -l <"$T/started")" -eq 2 ]
+	grep -h "busy, 2 of 2 running (pid [0-9]* since [0-9:]*, pid [0-9]* since [0-9:]*)" "$T"/err.* >/dev/null
+	[ "$(fleet job '.running | length')" = 2 ]
+	touch "$T/release"
+	WAIT_S=30 bg_wait 1 2 3 4 5 6
+	[ "$(cat "$T"/rc.* | sort | tr '\n' ' ')" = "0 0 75 75 75 75 " ]
+	[ "$(fleet job '[.calls, .busy, .failures, (.running | length)] | map(tostring) | join(" ")')" = "2 4 0 0" ]
+	[ "$(fleet job .state)" = closed ]
+}
+
+@test "a run slot whose holder was SIGKILLed is freed through the fleet, silently" {
+	redis_start
+	CBEXEC_STATE=$T/a.mdb "$CBEXEC" -s "$URL" run job -o max_concurrent=1 -- sh -c \
+	    'while [ ! -e "$0/release" ]; do sleep 0.02; done' "$T" 3>&- &
+	pid=$!
+	echo "$pid" >"$T/holder.pid"
+	WAIT_S=10 wait_for eval '[ "$(fleet job ".running | length")" = 1 ]'
+	run -75 on b run job -o max_concurrent=1 -- true
+	kill -9 "$pid"
+	wait "$pid" 2>/dev/null || true
+	run -0 --separate-stderr on b run job -o max_concurrent=1 -- true
+	assert_equal "$stderr" ''
+	[ "$(fleet job '[.state, .calls, .busy, .failures, (.running | length)] | map(tostring) | join(" ")')" = "closed 1 1 0 0" ]
+}

@@ -9,6 +9,7 @@
 #include "hint.h"
 #include "policy.h"
 #include "preset.h"
+#include "record.h"
 #include "unit.h"
 
 #define NELEM(a)	(sizeof (a) / sizeof (a)[0])
@@ -261,6 +262,8 @@ test_defaults(void)
 		{ PK_PROBE_TIMEOUT, "\"10s\"" },
 		{ PK_TIMEOUT, "\"none\"" },
 		{ PK_KILL_AFTER, "\"10s\"" },
+		{ PK_MAX_CONCURRENT, "0" },
+		{ PK_ON_BUSY, "\"fail\"" },
 		{ PK_FAILURE_CODES, "\"1-255\"" },
 		{ PK_SUCCESS_CODES, "\"0\"" },
 		{ PK_IGNORE_CODES, "\"none\"" },
@@ -311,6 +314,8 @@ test_defaults(void)
 	for (k = 0; k < 256; k++)
 		CHECK(!codeset_has(&p.ignore_codes, k));
 	CHECK_EQ(b.preset, -1);
+	CHECK_EQ(p.max_concurrent, 0);
+	CHECK_EQ(p.on_busy, ON_OPEN_FAIL);
 
 	for (i = 0; i < NELEM(shown); i++) {
 		policy_format(&b, shown[i].key, buf, sizeof buf);
@@ -642,6 +647,42 @@ test_set_values(void)
 	CHECK_STR(b.origin[PK_BACKOFF], "f:2");
 	CHECK_STR(b.origin[PK_JITTER], "built-in");
 	CHECK_EQ(b.layer[PK_BACKOFF], LAYER_ENTRY);
+}
+
+/* max_concurrent and on_busy (SPEC 2b): bounded by the record's run slots. */
+static void
+test_bulkhead_keys(void)
+{
+	struct policy_builder	b;
+	struct cb_policy	p;
+	struct cb_err		err;
+	char			buf[64];
+
+	policy_init(&b);
+	CHECK_EQ(set_cli(&b, PK_MAX_CONCURRENT, "3", &err), 0);
+	CHECK_EQ(set_cli(&b, PK_ON_BUSY, "skip", &err), 0);
+	CHECK_EQ(policy_finish(&b, &p, &err), 0);
+	CHECK_EQ(p.max_concurrent, 3);
+	CHECK_EQ(p.on_busy, ON_OPEN_SKIP);
+	CHECK_EQ(p.on_open, ON_OPEN_FAIL);
+	policy_format(&b, PK_ON_BUSY, buf, sizeof buf);
+	CHECK_STR(buf, "\"skip\"");
+	CHECK_STR(b.origin[PK_MAX_CONCURRENT], "command line");
+	CHECK_EQ(policy_key_lookup("max_concurrent"), PK_MAX_CONCURRENT);
+	CHECK_EQ(policy_key_lookup("on_busy"), PK_ON_BUSY);
+
+	policy_init(&b);
+	CHECK_EQ(set_cli(&b, PK_MAX_CONCURRENT, "64", &err), 0);
+	CHECK_EQ(set_cli(&b, PK_MAX_CONCURRENT, "0", &err), 0);
+	CHECK_EQ(set_cli(&b, PK_MAX_CONCURRENT, "65", &err), -1);
+	CHECK_STR(err.msg, "max_concurrent: must be an integer from 0 to 64, "
+	    "not 65");
+	CHECK_EQ(set_cli(&b, PK_MAX_CONCURRENT, "-1", &err), -1);
+	CHECK_EQ(set_file(&b, PK_MAX_CONCURRENT, PV_STRING, 0, 0, "2",
+	    LAYER_DEFAULTS, "f:1", &err), -1);
+	CHECK_EQ(set_cli(&b, PK_ON_BUSY, "wait", &err), -1);
+	CHECK_STR(err.msg, "on_busy: must be one of fail, skip, not 'wait'");
+	CHECK(RECORD_MAX_RUNNING == POLICY_MAX_CONCURRENT);
 }
 
 static void
@@ -986,6 +1027,7 @@ test_policy(void)
 	test_hint();
 	test_set_errors();
 	test_set_values();
+	test_bulkhead_keys();
 	test_layers();
 	test_classes();
 	test_finish();

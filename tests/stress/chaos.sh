@@ -15,9 +15,15 @@
 #   - then gc and max_breakers eviction SIGKILLed at random moments leave
 #     a state file that opens, within its bound, with totals that add up
 #     (second phase, below).
+#
+# chaos.sh CBEXEC WORKERS RUNS bulkhead: the bulkhead mode instead (SPEC
+# 2b): the runs share one breaker with max_concurrent = 2, SIGKILLed the
+# same way.  Then the state file opens, totals add up, busy refusals
+# tripped nothing (closed, no failure, epoch 0), and after the next call no
+# run slot is held by a dead process.
 set -u
-cb=${1:?usage: chaos.sh CBEXEC WORKERS RUNS}
-workers=${2:?} runs=${3:?}
+cb=${1:?usage: chaos.sh CBEXEC WORKERS RUNS [bulkhead]}
+workers=${2:?} runs=${3:?} mode=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
 dir=$(mktemp -d "${TMPDIR:-/tmp}/cbexec-chaos.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
@@ -85,6 +91,90 @@ worker() {
 		esac
 	done
 }
+
+# The bulkhead mode: one breaker, two run slots, holders SIGKILLed.
+bulk_worker() {
+	local w=$1 i id pid cpid t
+	RANDOM=$((w * 6151 + 11))
+	for ((i = 0; i < (runs + workers - 1 - w) / workers; i++)); do
+		id=$w.$i
+		"$cb" -q run bh -- "$here/chaos-child.sh" "$dir" "$id" 0 \
+		    "0.$((RANDOM % 20))" >/dev/null 2>>"$dir/cbexec.err" &
+		pid=$!
+		case $((RANDOM % 6)) in
+		0 | 1)	# SIGKILL cbexec, holding its slot or not
+			sleep "0.0$((RANDOM % 10))$((RANDOM % 10))"
+			kill -9 "$pid" 2>/dev/null && echo "$id" >>"$dir/killed-cbexec.$w"
+			;;
+		2)	# SIGKILL the child once it is there
+			for ((t = 0; t < 50; t++)); do
+				[ -e "$dir/pid.$id" ] && break
+				alive "$pid" || break
+				sleep 0.01
+			done
+			if [ -e "$dir/pid.$id" ]; then
+				read -r cpid <"$dir/pid.$id"
+				[ -n "$cpid" ] && kill -9 "$cpid" 2>/dev/null
+			fi
+			;;
+		esac
+		wait "$pid" 2>/dev/null
+	done
+}
+
+if [ "$mode" = bulkhead ]; then
+	cat >"$CBEXEC_CONFIG" <<CONF
+log = "none";
+defaults = {
+  max_concurrent = 2; trip = { failures = 3; }; signal_is = "ignore";
+};
+CONF
+	start=$(date +%s)
+	for ((w = 0; w < workers; w++)); do
+		bulk_worker "$w" &
+	done
+	wait
+	secs=$(($(date +%s) - start))
+	fail=0
+	killed=$(cat "$dir"/killed-cbexec.* 2>/dev/null | wc -l)
+	rc=0
+	"$cb" status --json >"$dir/status.json" 2>"$dir/status.err" || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		echo "FAIL: bulkhead: the state file does not open: status exited $rc: $(cat "$dir/status.err")"
+		exit 1
+	fi
+	bad=$(jq -r '.[] | select(.calls != .successes + .failures + .ignored + .interrupted + .stale) |
+		"\(.name): calls \(.calls) != sum of outcomes"' "$dir/status.json")
+	[ -n "$bad" ] && { echo "FAIL: bulkhead: $bad"; fail=1; }
+	# Every command exits 0 or dies of a signal (ignored): busy refusals
+	# and reclaimed slots must have tripped nothing.
+	got=$(jq -r '.[0] | "\(.state) \(.failures) \(.epoch)"' "$dir/status.json")
+	if [ "$got" != "closed 0 0" ]; then
+		echo "FAIL: bulkhead: state, failures, epoch are $got, not closed 0 0"
+		fail=1
+	fi
+	summary=$(jq -r '.[0] | "\(.calls) calls, \(.busy) busy"' \
+	    "$dir/status.json")
+	# The next call reclaims every slot of a dead holder: it and a call
+	# nested in it take both slots (status lists live slots only, so a
+	# dead holder's slot left in the record would show as a busy here).
+	rc=0
+	"$cb" -q run bh -- "$cb" run bh -- true 2>>"$dir/next.err" || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		echo "FAIL: bulkhead: the next calls exited $rc, not 0: $(cat "$dir/next.err")"
+		"$cb" status bh
+		fail=1
+	fi
+	held=$("$cb" status --json bh | jq '.[0].running | length')
+	if [ "$held" != 0 ]; then
+		echo "FAIL: bulkhead: $held run slots still held after the next call:"
+		"$cb" status --json bh | jq -c '.[0].running'
+		fail=1
+	fi
+	echo "chaos: bulkhead: $workers workers, $runs runs in ${secs}s, $killed cbexec SIGKILLed; $summary"
+	[ "$fail" -eq 0 ] && echo "chaos: bulkhead ok (state opens, totals add up, busy trips nothing, no slot held by the dead after the next call)"
+	exit "$fail"
+fi
 
 start=$(date +%s)
 for ((w = 0; w < workers; w++)); do

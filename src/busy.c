@@ -1,0 +1,128 @@
+/*
+ * busy.c: what run and acquire share of the bulkhead (SPEC 2b) beyond the
+ * breaker itself: the refusal line that names who holds the run slots,
+ * and the --wait loop's clock.  A busy call waits by sleeping (at most a
+ * second at a time, SIGINT, SIGTERM, SIGHUP or SIGQUIT ending the sleep)
+ * and then asking the store again, whose own locking is all it ever
+ * blocks on: never a busy loop.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "breaker.h"
+#include "clock.h"
+#include "cmd.h"
+#include "spawn.h"
+
+/* The most a wait sleeps before asking the store again. */
+#define BUSY_MOST_MS	1000
+#define BUSY_LINE_MAX	1024
+
+/* "10:03:12", local time. */
+static void
+clock_of(int64_t ms, char *buf, size_t len)
+{
+	struct tm	tm;
+	time_t		t = (time_t)(ms / 1000);
+
+	if (localtime_r(&t, &tm) == NULL ||
+	    strftime(buf, len, "%H:%M:%S", &tm) == 0)
+		snprintf(buf, len, "?");
+}
+
+/* Append to line at *off, bounded; a line cut short stays a line. */
+static void __attribute__((format(printf, 3, 4)))
+add(char *line, size_t *off, const char *fmt, ...)
+{
+	va_list	ap;
+	int	n;
+
+	if (*off >= BUSY_LINE_MAX)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(line + *off, BUSY_LINE_MAX - *off, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	*off += (size_t)n < BUSY_LINE_MAX - *off ? (size_t)n :
+	    BUSY_LINE_MAX - *off - 1;
+}
+
+void
+busy_refusal(struct cb_ctx *ctx, const char *name, const struct cb_ticket *t)
+{
+	const struct cb_slot	*s;
+	char			 line[BUSY_LINE_MAX], at[32];
+	char			 host[RECORD_HOST_MAX];
+	size_t			 off = 0;
+	unsigned		 i;
+
+	if (ctx->quiet)
+		return;
+	clock_host_name(host, sizeof host);
+	line[0] = '\0';
+	add(line, &off, "%s: busy, %u of %u running", name, t->nrunning,
+	    t->max_running);
+	for (i = 0; i < t->nholders; i++) {
+		s = &t->holders[i];
+		clock_of(s->since_ms, at, sizeof at);
+		add(line, &off, "%s", i == 0 ? " (" : ", ");
+		if (s->pid > 0)
+			add(line, &off, "pid %d", (int)s->pid);
+		else
+			add(line, &off, "a token");
+		/* The host only when it is another: a fleet store's slot. */
+		if (s->host[0] != '\0' &&
+		    strncmp(s->host, host, sizeof s->host) != 0)
+			add(line, &off, " on %.*s", (int)sizeof s->host,
+			    s->host);
+		add(line, &off, " since %s", at);
+	}
+	if (t->nholders > 0 && t->nholders < t->nrunning)
+		add(line, &off, ", ...");
+	if (t->nholders > 0)
+		add(line, &off, ")");
+	cmd_warnx("%s", line);
+}
+
+void
+busy_wait_start(struct busy_wait *w, int64_t wait_ms)
+{
+	w->deadline_ms = wait_ms > 0 ? clock_mono_ms() + wait_ms : 0;
+	w->step_ms = BUSY_WAIT_FIRST_MS;
+}
+
+int
+busy_wait_left(const struct busy_wait *w)
+{
+	return w->deadline_ms > 0 && clock_mono_ms() < w->deadline_ms;
+}
+
+int
+busy_wait_sleep(struct busy_wait *w, struct cb_err *err)
+{
+	int64_t	left, ms;
+
+	left = w->deadline_ms - clock_mono_ms();
+	if (left <= 0)
+		return 0;
+	ms = w->step_ms < left ? w->step_ms : left;
+	if (w->step_ms < BUSY_MOST_MS)
+		w->step_ms = w->step_ms * 2 < BUSY_MOST_MS ? w->step_ms * 2 :
+		    BUSY_MOST_MS;
+	return spawn_sleep(ms, err);
+}
+
+int
+busy_wait_arg(const char *what, const char *arg, int64_t *ms)
+{
+	struct cb_err	err;
+
+	if (parse_duration(arg, ms, &err) == -1) {
+		cmd_warnx("%s: --wait: %s", what, err.msg);
+		return -1;
+	}
+	return 0;
+}

@@ -106,7 +106,7 @@ $(file >$(B)/.flags,$(FLAGS_NOW))
 endif
 
 # The pure core: links without -llmdb or -lconfig (the unit tests prove it).
-PURE	= util units preset policy policy-finish record record-decode breaker \
+PURE	= util units preset policy policy-type policy-finish record record-decode breaker \
 	  breaker-trip breaker-view \
 	  classify name hint token
 IO	= clock config config-layer conftext statefile store-lmdb \

@@ -7,8 +7,9 @@
  * and the command line, so a value means the same wherever it is written,
  * and policy_format() prints it back for `config show`; none of them names
  * a key.  The spellings themselves (durations, code lists, numbers) are
- * units.c's, the presets' tables preset.c's, and policy_finish() with the
- * code classes is policy-finish.c's.  Pure: no I/O and no libconfig.
+ * units.c's, reading, storing and printing each type of value
+ * policy-type.c's, the presets' tables preset.c's, and policy_finish() with
+ * the code classes is policy-finish.c's.  Pure: no I/O and no libconfig.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -17,54 +18,8 @@
 #include <string.h>
 
 #include "policy.h"
+#include "policy-int.h"
 #include "preset.h"
-
-#define MS_SECOND	UNITS_MS_SECOND
-#define MAX_MS		UNITS_MAX_MS
-#define SHOW_MAX	UNITS_SHOW_MAX
-
-/*
- * How a key's value is read, stored and printed: types[] below holds one
- * entry of functions per type, so a new type (an argv list of strings, say,
- * stored as a char ** the config owns) is one entry there, one union
- * member here and its keys in keys[].
- */
-enum key_type {
-	KT_ENUM,	/* a name of names[], stored as an enum (an int) */
-	KT_U32,		/* an integer lo..hi, stored as a uint32_t */
-	KT_INT,		/* an integer lo..hi, stored as an int */
-	KT_FLOAT,	/* a number flo..fhi, stored as a double */
-	KT_DURATION,	/* lo..hi ms (hi 0: no cap), stored as an int64_t */
-	KT_CODES,	/* an exit code list, stored as a struct cb_codeset */
-	KT_PRESET,	/* a preset name or "none", stored as an int (-1) */
-	KT_ARGV,	/* a list of strings or "none", stored as a char *const *
-			 * the config owns (NULL) */
-	KT_COUNT
-};
-
-/* A value parsed for its key, before policy_set decides to keep it. */
-union key_val {
-	long long		n;	/* KT_ENUM, KT_U32, KT_INT, KT_PRESET */
-	double			f;	/* KT_FLOAT */
-	int64_t			ms;	/* KT_DURATION */
-	struct cb_codeset	codes;	/* KT_CODES */
-	char *const		*argv;	/* KT_ARGV; NULL: none */
-};
-
-struct key_def {
-	const char		*name;
-	enum key_type		 type;
-	size_t			 off;	/* in struct policy_builder */
-	const char		*def;	/* the default, as -o would spell it */
-	long long		 lo;	/* KT_U32, KT_INT; KT_DURATION: ms */
-	long long		 hi;	/* the most; KT_DURATION 0: none */
-	double			 flo;	/* KT_FLOAT */
-	double			 fhi;
-	int			 flo_open;	/* flo itself is not allowed */
-	const char *const	*names;	/* KT_ENUM, in the enum's order */
-	int			 none;	/* KT_DURATION: 0 is spelt "none" */
-	const char		*help;
-};
 
 /* Where a value of the effective policy lives in the builder. */
 #define P(field)	offsetof(struct policy_builder, p.field)
@@ -204,462 +159,6 @@ policy_key_help(enum policy_key k)
 	return keys[k].help;
 }
 
-/* ---- reading a value --------------------------------------------------- */
-
-
-/* The value as an error message shows it after "not ". */
-static const char *
-show_value(const struct policy_value *v, char *buf, size_t len)
-{
-	switch (v->type) {
-	case PV_INT:
-		snprintf(buf, len, "%lld", v->i);
-		break;
-	case PV_FLOAT:
-		format_float(v->f, buf, len);
-		break;
-	case PV_STRING:
-		if (v->from_cli)
-			snprintf(buf, len, "'%.*s'", SHOW_MAX, v->s);
-		else
-			snprintf(buf, len, "the string '%.*s'", SHOW_MAX, v->s);
-		break;
-	case PV_BOOL:
-		snprintf(buf, len, "%s", v->i ? "true" : "false");
-		break;
-	case PV_LIST:
-		snprintf(buf, len, "a list");
-		break;
-	}
-	return buf;
-}
-
-static void
-names_list(const char *const *names, char *buf, size_t len)
-{
-	size_t	off = 0;
-	int	n;
-
-	buf[0] = '\0';
-	for (; *names != NULL && off < len; names++) {
-		n = snprintf(buf + off, len - off, "%s%s", off == 0 ? "" :
-		    ", ", *names);
-		if (n < 0)
-			break;
-		off += (size_t)n;
-	}
-}
-
-static int
-set_enum(const struct key_def *d, const struct policy_value *v,
-    union key_val *out, struct cb_err *err)
-{
-	char	list[256], shown[SHOW_MAX + 32];
-	int	i;
-
-	if (v->type == PV_STRING) {
-		for (i = 0; d->names[i] != NULL; i++) {
-			if (strcmp(d->names[i], v->s) == 0) {
-				out->n = i;
-				return 0;
-			}
-		}
-		snprintf(shown, sizeof shown, "'%.*s'", SHOW_MAX, v->s);
-	} else
-		show_value(v, shown, sizeof shown);
-	names_list(d->names, list, sizeof list);
-	err_set(err, "%s: must be one of %s, not %s", d->name, list, shown);
-	return -1;
-}
-
-/* "curl, wget, ..." */
-static void
-preset_list(char *buf, size_t len)
-{
-	const char	*names[64];
-	int		 i;
-
-	for (i = 0; i < 63 && (names[i] = preset_name(i)) != NULL; i++)
-		;
-	names[i] = NULL;
-	names_list(names, buf, len);
-}
-
-static int
-set_preset(const struct key_def *d, const struct policy_value *v,
-    union key_val *out, struct cb_err *err)
-{
-	char	list[256], shown[SHOW_MAX + 32];
-	int	i;
-
-	if (v->type == PV_STRING) {
-		if (strcmp(v->s, "none") == 0) {
-			out->n = -1;
-			return 0;
-		}
-		if ((i = preset_lookup(v->s)) >= 0) {
-			out->n = i;
-			return 0;
-		}
-		snprintf(shown, sizeof shown, "'%.*s'", SHOW_MAX, v->s);
-	} else
-		show_value(v, shown, sizeof shown);
-	preset_list(list, sizeof list);
-	err_set(err, "%s: must be one of %s, none, not %s", d->name, list,
-	    shown);
-	return -1;
-}
-
-static int
-set_int(const struct key_def *d, const struct policy_value *v,
-    union key_val *out, struct cb_err *err)
-{
-	char		shown[SHOW_MAX + 32];
-	long long	n;
-
-	if (v->type == PV_INT)
-		n = v->i;
-	else if (v->type == PV_STRING && v->from_cli &&
-	    parse_llong(v->s, &n) == 0)
-		;
-	else
-		goto bad;
-	if (n < d->lo || n > d->hi) {
-		err_set(err, "%s: must be an integer from %lld to %lld, not "
-		    "%lld", d->name, d->lo, d->hi, n);
-		return -1;
-	}
-	out->n = n;
-	return 0;
-bad:
-	err_set(err, "%s: must be an integer from %lld to %lld, not %s",
-	    d->name, d->lo, d->hi, show_value(v, shown, sizeof shown));
-	return -1;
-}
-
-static void
-float_range(const struct key_def *d, char *buf, size_t len)
-{
-	char	lo[32], hi[32];
-
-	snprintf(lo, sizeof lo, "%g", d->flo);
-	snprintf(hi, sizeof hi, "%g", d->fhi);
-	if (d->flo_open)
-		snprintf(buf, len, "a number greater than %s and at most %s",
-		    lo, hi);
-	else
-		snprintf(buf, len, "a number from %s to %s", lo, hi);
-}
-
-static int
-set_float(const struct key_def *d, const struct policy_value *v,
-    union key_val *out, struct cb_err *err)
-{
-	char	range[128], shown[SHOW_MAX + 32];
-	double	f;
-
-	if (v->type == PV_FLOAT)
-		f = v->f;
-	else if (v->type == PV_INT)
-		f = (double)v->i;
-	else if (v->type == PV_STRING && v->from_cli &&
-	    parse_double(v->s, &f) == 0)
-		;
-	else
-		goto bad;
-	/* Written so that NaN fails too. */
-	if (!(d->flo_open ? f > d->flo : f >= d->flo) || !(f <= d->fhi)) {
-		float_range(d, range, sizeof range);
-		if (v->type == PV_STRING)
-			snprintf(shown, sizeof shown, "%.*s", SHOW_MAX, v->s);
-		else
-			show_value(v, shown, sizeof shown);
-		err_set(err, "%s: must be %s, not %s", d->name, range, shown);
-		return -1;
-	}
-	out->f = f;
-	return 0;
-bad:
-	float_range(d, range, sizeof range);
-	err_set(err, "%s: must be %s, not %s", d->name, range,
-	    show_value(v, shown, sizeof shown));
-	return -1;
-}
-
-static int
-set_duration(const struct key_def *d, const struct policy_value *v,
-    union key_val *out, struct cb_err *err)
-{
-	struct cb_err	perr;
-	char		shown[SHOW_MAX + 32], most[32];
-	int64_t		ms;
-
-	if (v->type == PV_STRING) {
-		if (d->none && strcmp(v->s, "none") == 0)
-			ms = 0;
-		else if (parse_duration(v->s, &ms, &perr) != 0) {
-			err_set(err, "%s: %s", d->name, perr.msg);
-			return -1;
-		}
-		snprintf(shown, sizeof shown, "'%.*s'", SHOW_MAX, v->s);
-	} else if (v->type == PV_INT) {
-		if (v->i < 0) {
-			err_set(err, "%s: invalid duration %lld: negative",
-			    d->name, v->i);
-			return -1;
-		}
-		if (v->i > MAX_MS / MS_SECOND) {
-			err_set(err, "%s: invalid duration %lld: longer than "
-			    "100 years", d->name, v->i);
-			return -1;
-		}
-		ms = v->i * MS_SECOND;
-		snprintf(shown, sizeof shown, "%lld", v->i);
-	} else {
-		err_set(err, "%s: must be a duration such as \"30s\" or an "
-		    "integer of seconds, not %s", d->name,
-		    show_value(v, shown, sizeof shown));
-		return -1;
-	}
-	if (ms < d->lo) {
-		err_set(err, "%s: must be longer than 0, not %s", d->name,
-		    shown);
-		return -1;
-	}
-	if (d->hi > 0 && ms > d->hi) {
-		format_duration(d->hi, most, sizeof most);
-		err_set(err, "%s: must be at most %s, not %s", d->name, most,
-		    shown);
-		return -1;
-	}
-	out->ms = ms;
-	return 0;
-}
-
-static int
-set_codes(const struct key_def *d, const struct policy_value *v,
-    union key_val *out, struct cb_err *err)
-{
-	struct cb_err	perr;
-	char		shown[SHOW_MAX + 32];
-
-	if (v->type == PV_STRING) {
-		if (parse_codes(v->s, &out->codes, &perr) != 0) {
-			err_set(err, "%s: %s", d->name, perr.msg);
-			return -1;
-		}
-		return 0;
-	}
-	if (v->type == PV_INT) {
-		if (v->i < 0 || v->i > 255) {
-			err_set(err, "%s: invalid code %lld: exit codes go "
-			    "from 0 to 255", d->name, v->i);
-			return -1;
-		}
-		memset(&out->codes, 0, sizeof out->codes);
-		codeset_add(&out->codes, (int)v->i);
-		return 0;
-	}
-	err_set(err, "%s: must be a list of exit codes such as \"6,7,50-59\", "
-	    "not %s", d->name, show_value(v, shown, sizeof shown));
-	return -1;
-}
-
-/*
- * An argv list comes from the config file only: on the command line there
- * is no way to tell the words apart without a shell's quoting, and none
- * is involved.  "none" (either side) takes a probe back.
- */
-static int
-set_argv(const struct key_def *d, const struct policy_value *v,
-    union key_val *out, struct cb_err *err)
-{
-	char	shown[SHOW_MAX + 32];
-
-	if (v->type == PV_STRING && strcmp(v->s, "none") == 0) {
-		out->argv = NULL;
-		return 0;
-	}
-	if (v->type == PV_STRING && v->from_cli) {
-		err_set(err, "%s: an argv list is set in the config file only "
-		    "(%s = [ \"pg_isready\", \"-h\", \"db\" ];); -o %s=none "
-		    "alone is allowed", d->name, d->name, d->name);
-		return -1;
-	}
-	if (v->type != PV_LIST) {
-		err_set(err, "%s: must be a list of strings such as [ "
-		    "\"pg_isready\", \"-h\", \"db\" ], or \"none\", not %s",
-		    d->name, show_value(v, shown, sizeof shown));
-		return -1;
-	}
-	if (v->list == NULL || v->list[0] == NULL) {
-		err_set(err, "%s: must name a command, not an empty list",
-		    d->name);
-		return -1;
-	}
-	if (v->list[0][0] == '\0') {
-		err_set(err, "%s: the command must not be empty", d->name);
-		return -1;
-	}
-	out->argv = v->list;
-	return 0;
-}
-
-/* ---- storing and printing a value -------------------------------------- */
-
-static void
-store_int(void *field, const union key_val *v)
-{
-	*(int *)field = (int)v->n;
-}
-
-static void
-store_u32(void *field, const union key_val *v)
-{
-	*(uint32_t *)field = (uint32_t)v->n;
-}
-
-static void
-store_float(void *field, const union key_val *v)
-{
-	*(double *)field = v->f;
-}
-
-static void
-store_duration(void *field, const union key_val *v)
-{
-	*(int64_t *)field = v->ms;
-}
-
-static void
-store_codes(void *field, const union key_val *v)
-{
-	*(struct cb_codeset *)field = v->codes;
-}
-
-static void
-store_argv(void *field, const union key_val *v)
-{
-	*(char *const **)field = v->argv;
-}
-
-static void
-format_enum(const struct key_def *d, const void *field, char *buf,
-    size_t len)
-{
-	snprintf(buf, len, "\"%s\"", d->names[*(const int *)field]);
-}
-
-static void
-format_int(const struct key_def *d, const void *field, char *buf,
-    size_t len)
-{
-	(void)d;
-	snprintf(buf, len, "%d", *(const int *)field);
-}
-
-static void
-format_u32(const struct key_def *d, const void *field, char *buf,
-    size_t len)
-{
-	(void)d;
-	snprintf(buf, len, "%u", (unsigned)*(const uint32_t *)field);
-}
-
-static void
-format_number(const struct key_def *d, const void *field, char *buf,
-    size_t len)
-{
-	(void)d;
-	format_float(*(const double *)field, buf, len);
-}
-
-static void
-format_ms(const struct key_def *d, const void *field, char *buf,
-    size_t len)
-{
-	char	tmp[64];
-	int64_t	ms = *(const int64_t *)field;
-
-	if (ms == 0 && d->none)
-		snprintf(tmp, sizeof tmp, "none");
-	else
-		format_duration(ms, tmp, sizeof tmp);
-	snprintf(buf, len, "\"%s\"", tmp);
-}
-
-static void
-format_codeset(const struct key_def *d, const void *field, char *buf,
-    size_t len)
-{
-	char	tmp[1024];
-
-	(void)d;
-	format_codes((const struct cb_codeset *)field, tmp, sizeof tmp);
-	snprintf(buf, len, "\"%s\"", tmp);
-}
-
-static void
-format_preset(const struct key_def *d, const void *field, char *buf,
-    size_t len)
-{
-	int	i = *(const int *)field;
-
-	(void)d;
-	snprintf(buf, len, "\"%s\"", i < 0 ? "none" : preset_name(i));
-}
-
-/* [ "a", "b" ] with \ and " escaped, as the config file spells it. */
-static void
-format_argv(const struct key_def *d, const void *field, char *buf,
-    size_t len)
-{
-	char *const	*argv = *(char *const *const *)field;
-	const char	*c;
-	size_t		 o = 0;
-	int		 i;
-
-	(void)d;
-	if (argv == NULL || len < 16) {
-		snprintf(buf, len, "%s", argv == NULL ? "\"none\"" : "");
-		return;
-	}
-	/* Room for the closing " ]" and NUL is kept at every step. */
-	buf[o++] = '[';
-	for (i = 0; argv[i] != NULL && o + 8 < len; i++) {
-		buf[o++] = i == 0 ? ' ' : ',';
-		if (i > 0)
-			buf[o++] = ' ';
-		buf[o++] = '"';
-		for (c = argv[i]; *c != '\0' && o + 8 < len; c++) {
-			if (*c == '"' || *c == '\\')
-				buf[o++] = '\\';
-			buf[o++] = *c;
-		}
-		buf[o++] = '"';
-	}
-	buf[o++] = ' ';
-	buf[o++] = ']';
-	buf[o] = '\0';
-}
-
-static const struct {
-	int	(*parse)(const struct key_def *, const struct policy_value *,
-		    union key_val *, struct cb_err *);
-	void	(*store)(void *, const union key_val *);
-	void	(*format)(const struct key_def *, const void *, char *,
-		    size_t);
-} types[KT_COUNT] = {
-	[KT_ENUM] = { set_enum, store_int, format_enum },
-	[KT_U32] = { set_int, store_u32, format_u32 },
-	[KT_INT] = { set_int, store_int, format_int },
-	[KT_FLOAT] = { set_float, store_float, format_number },
-	[KT_DURATION] = { set_duration, store_duration, format_ms },
-	[KT_CODES] = { set_codes, store_codes, format_codeset },
-	[KT_PRESET] = { set_preset, store_int, format_preset },
-	[KT_ARGV] = { set_argv, store_argv, format_argv },
-};
-
 static void *
 field_of(struct policy_builder *b, const struct key_def *d)
 {
@@ -674,7 +173,7 @@ default_of(enum policy_key k, union key_val *v)
 
 	pv.s = keys[k].def;
 	memset(v, 0, sizeof *v);
-	return types[keys[k].type].parse(&keys[k], &pv, v, NULL);
+	return policy_types[keys[k].type].parse(&keys[k], &pv, v, NULL);
 }
 
 /*
@@ -694,7 +193,7 @@ builtin(void)
 	memset(&b, 0, sizeof b);
 	for (i = 0; i < PK_COUNT; i++) {
 		if (default_of((enum policy_key)i, &v) == 0)
-			types[keys[i].type].store(field_of(&b, &keys[i]), &v);
+			policy_types[keys[i].type].store(field_of(&b, &keys[i]), &v);
 		b.origin[i] = builtin_origin;
 		b.layer[i] = LAYER_BUILTIN;
 	}
@@ -736,7 +235,7 @@ policy_check(enum policy_key k, const struct policy_value *v,
 		return -1;
 	}
 	memset(&val, 0, sizeof val);
-	return types[keys[k].type].parse(&keys[k], v, &val, err);
+	return policy_types[keys[k].type].parse(&keys[k], v, &val, err);
 }
 
 int
@@ -754,7 +253,7 @@ policy_set(struct policy_builder *b, enum policy_key k,
 	}
 	d = &keys[k];
 	memset(&val, 0, sizeof val);
-	if (types[d->type].parse(d, v, &val, err) != 0)
+	if (policy_types[d->type].parse(d, v, &val, err) != 0)
 		return -1;
 
 	/* A lower layer never overrides a higher one, whatever the order. */
@@ -762,7 +261,7 @@ policy_set(struct policy_builder *b, enum policy_key k,
 		return 0;
 	b->layer[k] = layer;
 	b->origin[k] = origin;
-	types[d->type].store(field_of(b, d), &val);
+	policy_types[d->type].store(field_of(b, d), &val);
 	/* p holds the raw class until policy_finish resolves it. */
 	if (d->type == KT_CODES) {
 		cls = (int)k - PK_FAILURE_CODES;
@@ -784,5 +283,5 @@ policy_format(const struct policy_builder *b, enum policy_key k, char *buf,
 	if ((int)k < 0 || k >= PK_COUNT)
 		return;
 	d = &keys[k];
-	types[d->type].format(d, (const char *)b + d->off, buf, len);
+	policy_types[d->type].format(d, (const char *)b + d->off, buf, len);
 }

@@ -335,6 +335,38 @@ print_history(struct status_walk *w)
 	}
 }
 
+/* How long a run took, as a person reads it: "4ms", "1.2s", "2m5s". */
+static void
+took(int64_t ms, char *buf, size_t len)
+{
+	if (ms < 0)
+		snprintf(buf, len, "?");
+	else if (ms < 1000)
+		snprintf(buf, len, "%lldms", (long long)ms);
+	else if (ms < 60000)
+		snprintf(buf, len, "%.1fs", (double)ms / 1000);
+	else
+		format_duration(ms / 1000 * 1000, buf, len);
+}
+
+/* How a run ended: "exit 7", "timed out", "killed by SIGKILL". */
+static void
+ended(FILE *f, int timed_out, int sig, int exit_code)
+{
+	const char	*name;
+
+	if (timed_out)
+		fputs("timed out", f);
+	else if (sig > 0 && (name = sigabbrev_np(sig)) != NULL)
+		fprintf(f, "killed by SIG%s", name);
+	else if (sig > 0)
+		fprintf(f, "killed by signal %d", sig);
+	else if (exit_code >= 0)
+		fprintf(f, "exit %d", exit_code);
+	else
+		fputs("no exit status", f);
+}
+
 /* The last failure: when, how it ended, after how long. */
 static void
 print_last_failure(struct status_walk *w)
@@ -348,16 +380,9 @@ print_last_failure(struct status_walk *w)
 	label(f, "Failed");
 	local_time(lf->at_ms, a, sizeof a);
 	ago(w->now, lf->at_ms, b, sizeof b);
-	format_duration(lf->duration_ms, c, sizeof c);
+	took(lf->duration_ms, c, sizeof c);
 	fprintf(f, "%s (%s): ", a, b);
-	if (lf->timed_out)
-		fprintf(f, "timed out (exit %d)", (int)lf->exit_code);
-	else if (lf->signal > 0)
-		fprintf(f, "killed by signal %d", (int)lf->signal);
-	else if (lf->exit_code >= 0)
-		fprintf(f, "exit %d", (int)lf->exit_code);
-	else
-		fputs("failed", f);
+	ended(f, lf->timed_out, (int)lf->signal, (int)lf->exit_code);
 	fprintf(f, " after %s\n", c);
 }
 
@@ -455,16 +480,19 @@ status_text_detail(struct status_walk *w, const char *name)
 	if (r->last_run_at_ms > 0) {
 		local_time(r->last_run_at_ms, a, sizeof a);
 		ago(w->now, r->last_run_at_ms, b, sizeof b);
-		if (r->last_duration_ms >= 0)
-			format_duration(r->last_duration_ms, c, sizeof c);
+		took(r->last_duration_ms, c, sizeof c);
+		fprintf(f, "%s (%s): ", a, b);
+		/* 124 and 128+N are cbexec's words for a timeout and a
+		 * signal, not the command's exit: the last failure, or the
+		 * run's mark, says which it was. */
+		if (r->last_failure.at_ms == r->last_run_at_ms)
+			ended(f, r->last_failure.timed_out,
+			    (int)r->last_failure.signal, (int)r->last_exit);
 		else
-			snprintf(c, sizeof c, "?");
-		if (r->last_exit >= 0)
-			fprintf(f, "%s (%s): exit %d after %s\n", a, b,
-			    (int)r->last_exit, c);
-		else
-			fprintf(f, "%s (%s): no exit status, after %s\n", a,
-			    b, c);
+			ended(f, r->nruns > 0 && r->run_at_ms[r->nruns - 1] ==
+			    r->last_run_at_ms && (r->runs[r->nruns - 1] &
+			    RECORD_MARK_TIMEOUT), 0, (int)r->last_exit);
+		fprintf(f, " after %s\n", c);
 	} else
 		fputs("none yet\n", f);
 	print_last_failure(w);

@@ -117,8 +117,16 @@ setup() {
 	run -124 cb run x -t 100ms -k 100ms -- sleep 5
 	run -0 cb status x
 	assert_line '     Totals: 4 calls: 2 successes, 2 failures (1 timeout), 0 ignored, 0 interrupted, 0 stale; 0 rejected'
-	assert_line --regexp '^   Last run: [0-9-]+ [0-9:]+ UTC \([0-9]+s ago\): exit 124 after [0-9]+ms$'
+	# A timeout is said as one, not as cbexec's exit status 124.
+	assert_line --regexp '^   Last run: [0-9-]+ [0-9:]+ UTC \([0-9]+s ago\): timed out after [0-9]+ms$'
+	assert_line --regexp '^     Failed: [0-9-]+ [0-9:]+ UTC \([0-9]+s ago\): timed out after [0-9]+ms$'
 	assert_line '   Failures: 2/5 toward tripping (consecutive)'
+	run -137 cb run x -- sh -c 'kill -9 $$'
+	run -0 cb status x
+	assert_line --regexp '^   Last run: .*: killed by SIGKILL after [0-9]+ms$'
+	run -0 cb run x -- sleep 1.2
+	run -0 cb status x
+	assert_line --regexp '^   Last run: .*: exit 0 after 1\.[0-9]s$'
 }
 
 @test "totals count in the singular and the plural: 1 success, 0 failures" {

@@ -428,27 +428,15 @@ find_slot(const struct cb_record *r, uint64_t token)
 	return NULL;
 }
 
+/* Free the slot of slots[*n] that token names, if it is still there. */
 static void
-free_slot(struct cb_record *r, uint64_t token)
+free_token(struct cb_slot *slots, uint16_t *n, uint64_t token)
 {
 	unsigned	i;
 
-	for (i = 0; i < r->nslots; i++) {
-		if (r->slots[i].token == token) {
-			slot_remove(r->slots, &r->nslots, i);
-			return;
-		}
-	}
-}
-
-static void
-free_running(struct cb_record *r, uint64_t token)
-{
-	unsigned	i;
-
-	for (i = 0; i < r->nrunning; i++) {
-		if (r->running[i].token == token) {
-			slot_remove(r->running, &r->nrunning, i);
+	for (i = 0; i < *n; i++) {
+		if (slots[i].token == token) {
+			slot_remove(slots, n, i);
 			return;
 		}
 	}
@@ -576,7 +564,7 @@ record_late(struct cb_record *r, const struct cb_policy *p,
     const struct cb_ticket *t, struct cb_effects *fx)
 {
 	mark(r, env, OUTCOME_FAILURE, run);
-	free_slot(r, t->token);
+	free_token(r->slots, &r->nslots, t->token);
 	r->failures++;
 	reopen(r, p, env, "probe lease expired before its release", fx);
 	if (fx != NULL)
@@ -600,7 +588,7 @@ breaker_record(struct cb_record *r, const struct cb_policy *p,
 		return OUTCOME_STALE;
 	}
 	if (t->running)
-		free_running(r, t->token);
+		free_token(r->running, &r->nrunning, t->token);
 	breaker_snapshot(r, p);
 
 	/*
@@ -623,7 +611,7 @@ breaker_record(struct cb_record *r, const struct cb_policy *p,
 	    run->outcome : OUTCOME_IGNORED;
 	mark(r, env, o, run);
 	if (t->probe)
-		free_slot(r, t->token);
+		free_token(r->slots, &r->nslots, t->token);
 
 	switch (o) {
 	case OUTCOME_SUCCESS:

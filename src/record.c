@@ -228,28 +228,3 @@ record_encode(const struct cb_record *r, struct cb_buf *b)
 	encode_v3(r, b);
 	put_slots(b, r->running, r->nrunning, RECORD_MAX_RUNNING);
 }
-
-/*
- * The fixed head every version shares: magic, version, state, pad, epoch,
- * then six i64 times of which last_used is the sixth.
- */
-#define PEEK_STATE	6
-#define PEEK_LAST_USED	(8 + 8 + 5 * 8)
-#define PEEK_MIN	(PEEK_LAST_USED + 8)
-
-int
-record_peek(const uint8_t *p, size_t len, enum cb_state *state,
-    int64_t *last_used_ms)
-{
-	unsigned	version;
-
-	if (p == NULL || len < PEEK_MIN || memcmp(p, RECORD_MAGIC, 4) != 0)
-		return -1;
-	version = get_u16(p + 4);
-	if (version == 0 || version > RECORD_VERSION ||
-	    p[PEEK_STATE] >= STATE_COUNT)
-		return -1;
-	*state = (enum cb_state)p[PEEK_STATE];
-	*last_used_ms = (int64_t)get_u64(p + PEEK_LAST_USED);
-	return 0;
-}

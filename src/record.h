@@ -193,16 +193,6 @@ enum record_error {
 enum record_error	record_decode(const uint8_t *, size_t,
 			    struct cb_record *, struct cb_err *);
 
-/*
- * Read only the state and last_used of an encoded record, without decoding
- * the rest.  Whether a closed record holds a live run slot needs
- * record_decode and breaker_removable, which gc and eviction use.  Returns
- * 0, or -1 for bytes that are not a record this cbexec can read (bad
- * magic, newer version, too short).
- */
-int	record_peek(const uint8_t *, size_t, enum cb_state *,
-	    int64_t *last_used_ms);
-
 const char	*record_state_name(enum cb_state);	/* "half-open" */
 
 #endif

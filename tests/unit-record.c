@@ -805,35 +805,6 @@ test_record_state_names(void)
 	CHECK_STR(record_state_name(STATE_COUNT), "unknown");
 }
 
-/* record_peek reads state and last_used from the golden bytes alone. */
-static void
-test_record_peek(void)
-{
-	uint8_t		buf[sizeof golden];
-	enum cb_state	st = STATE_CLOSED;
-	int64_t		used = 0;
-
-	CHECK_EQ(record_peek(golden, sizeof golden, &st, &used), 0);
-	CHECK_EQ(st, STATE_OPEN);
-	CHECK_EQ(used, T0 + 55000);
-	/* Version 1 records share the head. */
-	memcpy(buf, golden, sizeof buf);
-	buf[4] = 1;
-	CHECK_EQ(record_peek(buf, sizeof buf, &st, &used), 0);
-	/* Too short, bad magic, newer version, bad state: unreadable. */
-	CHECK_EQ(record_peek(golden, 63, &st, &used), -1);
-	CHECK_EQ(record_peek(golden, 64, &st, &used), 0);
-	buf[0] = 'X';
-	CHECK_EQ(record_peek(buf, sizeof buf, &st, &used), -1);
-	memcpy(buf, golden, sizeof buf);
-	buf[4] = RECORD_VERSION + 1;
-	CHECK_EQ(record_peek(buf, sizeof buf, &st, &used), -1);
-	memcpy(buf, golden, sizeof buf);
-	buf[6] = STATE_COUNT;
-	CHECK_EQ(record_peek(buf, sizeof buf, &st, &used), -1);
-	CHECK_EQ(record_peek(NULL, 0, &st, &used), -1);
-}
-
 void
 test_record(void)
 {
@@ -846,5 +817,4 @@ test_record(void)
 	test_record_truncated();
 	test_record_decode_errors();
 	test_record_state_names();
-	test_record_peek();
 }

@@ -566,6 +566,7 @@ record_late(struct cb_record *r, const struct cb_policy *p,
 	mark(r, env, OUTCOME_FAILURE, run);
 	free_token(r->slots, &r->nslots, t->token);
 	r->failures++;
+	last_failure(r, env, run);
 	reopen(r, p, env, "probe lease expired before its release", fx);
 	if (fx != NULL)
 		fx->late = 1;

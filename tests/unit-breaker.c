@@ -1590,6 +1590,8 @@ test_breaker_late_release(void)
 		CHECK_EQ(fx.ntrans, 1);
 		CHECK_EQ(r.nruns, 1);
 		CHECK_EQ(r.runs[0], OUTCOME_FAILURE);
+		/* It is the last failure, as status shows it. */
+		CHECK_EQ(r.last_failure.at_ms, T0 + 10 + 2 * SEC);
 	}
 
 	/* Released within its lease: a success closes, fx.late stays 0. */

@@ -22,7 +22,6 @@ breaker_outcome_name(enum cb_outcome o)
 	return (unsigned)o < OUTCOME_COUNT ? names[o] : "unknown";
 }
 
-/* The cool-down the next opening from half-open or closed starts from. */
 int
 breaker_removable(const struct cb_record *r, const struct cb_env *env)
 {

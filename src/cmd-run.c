@@ -112,8 +112,10 @@ run_admit(struct cb_ctx *ctx, struct run_step *st, struct store **storep,
 	struct store	*s;
 
 	s = cmd_store(ctx, 0, err);
-	if (s != NULL && store_update_peek(s, st->c.name, cmd_admit_cb, st,
-	    err) == 0) {
+	/* With a run slot to take every admission writes: no peek first. */
+	if (s != NULL && (st->c.p->max_concurrent > 0 ?
+	    store_update(s, st->c.name, cmd_admit_cb, st, err) :
+	    store_update_peek(s, st->c.name, cmd_admit_cb, st, err)) == 0) {
 		*storep = s;
 		return 0;
 	}

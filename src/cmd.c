@@ -345,8 +345,9 @@ cmd_evictions(struct cb_ctx *ctx)
 	for (i = 0; i < ev->n; i++) {
 		if (ev->rec[i].rank.pinned && !ctx->quiet)
 			cmd_warnx("warning: max_breakers (%lld) reached and "
-			    "every breaker is open: evicted open breaker "
-			    "'%s'", ctx->cfg.max_breakers, ev->rec[i].name);
+			    "every breaker is open or running: evicted "
+			    "breaker '%s'", ctx->cfg.max_breakers,
+			    ev->rec[i].name);
 		else if (ctx->verbose)
 			cmd_warnx("%s: evicted (max_breakers %lld, least "
 			    "recently used)", ev->rec[i].name,

@@ -65,7 +65,11 @@ probe_refusal(struct cmd_call *c, int passed)
 		    "the breaker moved on", passed ? "passed" : "failed");
 }
 
-/* Run the probe and record it.  Returns 0, or -1 with *status. */
+/*
+ * Run the probe and record it.  Returns 1 when it closed the breaker (the
+ * job then runs, admitted anew), 0 when the call goes on as it was, or -1
+ * with *status when the call ends here.
+ */
 static int
 probe_once(struct cmd_call *c, struct store *s, const sigset_t *mask,
     int *status)

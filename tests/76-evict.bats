@@ -42,7 +42,7 @@ load helper
 	run -0 cb trip a
 	run -0 cb trip b
 	run -0 cb run c -- true
-	assert_output "cbexec: warning: max_breakers (2) reached and every breaker is open: evicted open breaker 'a'"
+	assert_output "cbexec: warning: max_breakers (2) reached and every breaker is open or running: evicted breaker 'a'"
 	run -0 cb status --names
 	assert_output "$(printf 'b\nc')"
 }
@@ -105,7 +105,7 @@ load helper
 	config 'max_breakers = 1;'
 	run -0 cb trip a
 	run --separate-stderr -0 cb acquire b
-	assert_regex "$stderr" "evicted open breaker 'a'"
+	assert_regex "$stderr" "evicted breaker 'a'"
 	run -0 cb status --names
 	assert_output b
 }

@@ -525,7 +525,7 @@ local_json() {
 	run -0 cb_at -2m trip a
 	run -0 cb_at -1m trip b
 	run -0 cb run c -- true
-	assert_output "cbexec: warning: max_breakers (2) reached and every breaker is open: evicted open breaker 'a'"
+	assert_output "cbexec: warning: max_breakers (2) reached and every breaker is open or running: evicted breaker 'a'"
 	run -0 cb status --names
 	assert_output $'b\nc'
 }

@@ -392,7 +392,6 @@ breaker_admit(struct cb_record *r, const struct cb_policy *p,
 	t->epoch = r->epoch;
 	t->identity = r->identity;
 	t->token = me.token;
-	breaker_snapshot(r, p);
 	if (r->state == STATE_HALF_OPEN) {
 		r->slots[r->nslots++] = me;
 		t->probe = 1;
@@ -403,7 +402,12 @@ breaker_admit(struct cb_record *r, const struct cb_policy *p,
 		t->running = 1;
 		changed = 1;
 	}
-	return changed || r->state != STATE_CLOSED;
+	/* Taken here only when the record is written anyway; the outcome
+	 * takes it again (a closed admission writes nothing). */
+	changed = changed || r->state != STATE_CLOSED;
+	if (changed)
+		breaker_snapshot(r, p);
+	return changed;
 }
 
 static int

@@ -224,3 +224,17 @@ clock_random(void)
 		    (uint64_t)ts.tv_nsec));
 	return clock_mix(x ^ (uint64_t)getpid() << 32);
 }
+
+void
+clock_random2(uint64_t out[2])
+{
+	ssize_t	n;
+
+	do
+		n = getrandom(out, 2 * sizeof out[0], GRND_NONBLOCK);
+	while (n == -1 && errno == EINTR);
+	if (n == (ssize_t)(2 * sizeof out[0]))
+		return;
+	out[0] = clock_random();
+	out[1] = clock_random();
+}

@@ -30,5 +30,7 @@ void		clock_host_name(char *, size_t);
 
 /* A uniformly random 64-bit value (getrandom). */
 uint64_t	clock_random(void);
+/* Two such draws with one getrandom(2), for a call's environment. */
+void		clock_random2(uint64_t out[2]);
 
 #endif

@@ -440,11 +440,14 @@ cmd_boot_id(struct cb_ctx *ctx)
 void
 cmd_env(struct cb_ctx *ctx, struct cb_env *env)
 {
+	uint64_t	r[2];
+
 	memset(env, 0, sizeof *env);
 	env->now_ms = clock_wall_ms();
+	clock_random2(r);
 	/* 53 random bits: a uniform double in [0, 1). */
-	env->jitter_u = (double)(clock_random() >> 11) / 9007199254740992.0;
-	env->rand64 = clock_random();
+	env->jitter_u = (double)(r[0] >> 11) / 9007199254740992.0;
+	env->rand64 = r[1];
 	env->alive = call_holder_alive;
 	env->alive_ctx = ctx;
 }

@@ -79,6 +79,16 @@ on() {
 	CBEXEC_STATE=$T/$host.mdb "$CBEXEC" -s "$URL" "$@"
 }
 
+# refused_n N: exactly N of the background runs 1..6 have exited 75.
+refused_n() {
+	local id n=0
+	for id in 1 2 3 4 5 6; do
+		[ -e "$T/rc.$id" ] && [ "$(cat "$T/rc.$id")" = 75 ] &&
+		    n=$((n + 1))
+	done
+	[ "$n" -eq "$1" ]
+}
+
 # fleet NAME FILTER: jq FILTER over NAME's object in the fleet's status.
 fleet() {
 	CBEXEC_STATE=$URL json "$1" "$2"
@@ -152,15 +162,7 @@ local_json() {
 		    'echo x >>"$0/started"; while [ ! -e "$0/release" ]; do sleep 0.02; done' "$T"
 	done
 	# Five are refused at once; the one admitted waits for release.
-	refused() {
-		local id n=0
-		for id in 1 2 3 4 5 6; do
-			[ -e "$T/rc.$id" ] && [ "$(cat "$T/rc.$id")" = 75 ] &&
-			    n=$((n + 1))
-		done
-		[ "$n" -eq 5 ]
-	}
-	WAIT_S=30 wait_for refused
+	WAIT_S=30 wait_for refused_n 5
 	[ "$(wc -l <"$T/started")" -eq 1 ]
 	grep -h "half-open, 1 of 1 probes running" "$T"/err.* >/dev/null
 	touch "$T/release"
@@ -606,15 +608,7 @@ time.sleep(60)' "$ns" >"$T/dns.out" 3>&- &
 		bg "$id" on "$host" run job -o max_concurrent=2 -- sh -c \
 		    'echo x >>"$0/started"; while [ ! -e "$0/release" ]; do sleep 0.02; done' "$T"
 	done
-	refused() {
-		local id n=0
-		for id in 1 2 3 4 5 6; do
-			[ -e "$T/rc.$id" ] && [ "$(cat "$T/rc.$id")" = 75 ] &&
-			    n=$((n + 1))
-		done
-		[ "$n" -eq 4 ]
-	}
-	WAIT_S=30 wait_for refused
+	WAIT_S=30 wait_for refused_n 4
 	[ "$(wc -l <"$T/started")" -eq 2 ]
 	grep -h "busy, 2 of 2 running (pid [0-9]* since [0-9:]*, pid [0-9]* since [0-9:]*)" "$T"/err.* >/dev/null
 	[ "$(fleet job '.running | length')" = 2 ]

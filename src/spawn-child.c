@@ -113,13 +113,13 @@ spawn_child(const struct spawn_opts *opts, const struct spawn_saved *saved,
 
 	/*
 	 * A group of our own lets a timeout reach the whole tree while cbexec,
-	 * outside it, survives to record the outcome.  When cbexec runs in the
-	 * terminal's foreground (an interactive shell), that group becomes the
-	 * foreground one, so that the command can read the tty (a password
-	 * prompt) and gets ^C and ^Z itself, as it would under timeout(1);
-	 * spawn_wait takes the tty back when it stops or ends.  SIGTTOU is
-	 * ignored here (spawn_enter), which tcsetpgrp from outside the
-	 * foreground needs; the reset below comes after.
+	 * outside it, survives to record the outcome.  When stdin and stdout
+	 * are the terminal and cbexec's group has its foreground, that group
+	 * becomes the foreground one, so that the command can read the tty (a
+	 * password prompt) and gets ^C and ^Z itself, as it would under
+	 * timeout(1) (see spawn_tty in spawn.c).  SIGTTOU is ignored here
+	 * (spawn_enter), which tcsetpgrp from outside the foreground needs;
+	 * the reset below comes after.
 	 */
 	if (!opts->foreground && setpgid(0, 0) == -1)
 		spawn_child_fail(wfd, errno);

@@ -24,8 +24,8 @@ struct spawn_saved {
 	struct sigaction	chld;
 	struct sigaction	ttin;
 	struct sigaction	ttou;
-	/* The terminal (stdin) handed to the command's group while it runs,
-	 * or -1 (see spawn_tty in spawn.c). */
+	/* The terminal (stdin) the child hands to its own group at once, or
+	 * -1 (see spawn_tty in spawn.c). */
 	int			tty;
 };
 

@@ -1,10 +1,10 @@
 /*
  * spawn.c: run the wrapped command the way timeout(1) does, without signal
- * handlers.  The signals cbexec forwards and SIGCHLD are blocked before the
- * fork; the parent then takes them one at a time with sigtimedwait(2),
- * whose timeout is the next monotonic deadline (the timeout's SIGTERM, then
- * kill_after's SIGKILL), so there is no flag to race against and no EINTR
- * to lose.  The child restores the caller's mask, leads a process group of
+ * handlers.  The signals cbexec forwards, SIGCHLD and SIGCONT are blocked
+ * before the fork; the parent then takes them one at a time with
+ * sigtimedwait(2), whose timeout is the next monotonic deadline (the
+ * timeout's SIGTERM, then kill_after's SIGKILL), so there is no flag to
+ * race against and no EINTR to lose.  The child restores the caller's mask, leads a process group of
  * its own unless foreground, keeps every descriptor it inherited that is
  * not close-on-exec (cbexec's own all are; a hook keeps only 0, 1 and 2),
  * and execs argv directly (execvp, no shell).  Whether the exec happened
@@ -126,44 +126,137 @@ spawn_after(int64_t now, int64_t ms)
 }
 
 /*
- * The terminal to hand to the command's group, or -1: stdin, when it is a
- * tty whose foreground group cbexec leads, as a job started at a shell
- * prompt does.  There timeout(1), which stays in that group, lets its
- * command read the tty and take ^C and ^Z; cbexec, whose command has a
- * group of its own, gives that group the foreground for as long as the
- * command runs.  From a script, cron or a pipeline nothing changes.
+ * The controlling terminal and the command's group.  A job at a shell
+ * prompt is one process group, which the terminal's foreground is; under
+ * timeout(1) the command stays in that group, so it can read the terminal
+ * and takes ^C and ^Z.  cbexec's command leads a group of its own, so
+ * while it runs the terminal follows it: at once when standard input and
+ * output both are the terminal and cbexec's group has the foreground (the
+ * command is then the job's only user of the terminal), otherwise only
+ * once the command touches the terminal (SIGTTIN, SIGTTOU), so that a
+ * pager at the other end of a pipe keeps it until then.  From cron, a
+ * service or anything else without the foreground nothing changes.
  */
+struct spawn_term {
+	int	fd;	/* the controlling terminal, or -1 until needed */
+	int	own;	/* fd was opened here, and is closed at the end */
+	int	held;	/* the command's group has the foreground */
+	int	had;	/* and has had it at some time */
+	int	wants;	/* it asked from the background: give it at fg */
+};
+
+/* The descriptor to hand to the command's group at its start, or -1. */
 static int
 spawn_tty(const struct spawn_opts *opts)
 {
-	if (opts->foreground || opts->helper || !isatty(STDIN_FILENO) ||
-	    getpgrp() != getpid() || tcgetpgrp(STDIN_FILENO) != getpid())
+	if (opts->foreground || opts->helper ||
+	    tcgetpgrp(STDIN_FILENO) != getpgrp() ||
+	    tcgetpgrp(STDOUT_FILENO) != getpgrp())
 		return -1;
 	return STDIN_FILENO;
 }
 
+/*
+ * Give the terminal to the command's group if cbexec's group has the
+ * foreground.  Returns 1 when given.
+ */
+static int
+spawn_term_give(struct spawn_term *t, pid_t pid)
+{
+	if (t->fd == -1) {
+		t->fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+		if (t->fd == -1)
+			return 0;
+		t->own = 1;
+	}
+	if (tcgetpgrp(t->fd) != getpgrp() || tcsetpgrp(t->fd, pid) == -1)
+		return 0;
+	t->held = t->had = 1;
+	t->wants = 0;
+	return 1;
+}
+
 /* Give the terminal back to cbexec's group, if the command's has it. */
 static void
-spawn_tty_back(int tty, pid_t pid)
+spawn_term_back(struct spawn_term *t, pid_t pid)
 {
-	if (tty != -1 && tcgetpgrp(tty) == pid)
-		(void)tcsetpgrp(tty, getpgrp());
+	if (t->held && tcgetpgrp(t->fd) == pid)
+		(void)tcsetpgrp(t->fd, getpgrp());
+	t->held = 0;
 }
 
 /*
- * The command's group stopped (^Z): stop too, with the terminal back, so
- * that the shell sees its job stop; once continued in the foreground
- * (fg), hand the terminal over again and continue the command.  SIGTTOU
- * is ignored while spawn_run runs, as tcsetpgrp from the background needs.
+ * Stop cbexec's own group with sig, as the terminal would have stopped
+ * the whole job, and return once it is continued.  SIGTTIN and SIGTTOU,
+ * which spawn_enter ignores, act by default for this one signal.  Returns
+ * 1 when stopped and continued (the shell's SIGCONT is then taken), 0 when
+ * the kernel discarded the stop, as it does in an orphaned process group.
+ */
+static int
+spawn_stop_job(int sig)
+{
+	struct sigaction	sa, old;
+	struct timespec		zero = { 0, 0 };
+	sigset_t		cont;
+	int			dfl;
+
+	dfl = sig == SIGTTIN || sig == SIGTTOU;
+	memset(&sa, 0, sizeof sa);
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = SIG_DFL;
+	if (dfl && sigaction(sig, &sa, &old) == -1)
+		return 0;
+	(void)killpg(getpgrp(), sig);
+	if (dfl)
+		(void)sigaction(sig, &old, NULL);
+	sigemptyset(&cont);
+	sigaddset(&cont, SIGCONT);
+	return sigtimedwait(&cont, NULL, &zero) == SIGCONT;
+}
+
+/*
+ * The command's group stopped with sig.  Reading the terminal (or setting
+ * it) from the background: give it the terminal and continue it; when
+ * cbexec's own group is in the background, stop that group too, as the
+ * job would have stopped, and once fg continues it do the same.  ^Z while
+ * the command has the terminal: stop cbexec's group too, with the
+ * terminal back, so that the shell sees the job stop.  Once continued,
+ * the command gets the terminal again if fg gave it to cbexec, and is
+ * continued in any case (after bg it runs on in the background, and
+ * stops again if it reads the terminal).  A stop the kernel discards
+ * leaves the command stopped until fg (SIGCONT, spawn_cont) or the
+ * timeout.  A stop nobody asked cbexec about (kill -STOP) is left alone.
+ * SIGTTOU is ignored while spawn_run runs, as tcsetpgrp from the
+ * background needs.
  */
 static void
-spawn_tty_stopped(int tty, pid_t pid)
+spawn_stopped(struct spawn_term *t, pid_t pid, int sig)
 {
-	spawn_tty_back(tty, pid);
-	(void)raise(SIGTSTP);
-	if (tcgetpgrp(tty) == getpgrp())
-		(void)tcsetpgrp(tty, pid);
+	if (sig == SIGTTIN || sig == SIGTTOU) {
+		if (!spawn_term_give(t, pid)) {
+			if (!spawn_stop_job(sig)) {
+				t->wants = 1;
+				return;
+			}
+			(void)spawn_term_give(t, pid);
+		}
+		(void)killpg(pid, SIGCONT);
+		return;
+	}
+	if (!t->held)
+		return;
+	spawn_term_back(t, pid);
+	(void)spawn_stop_job(SIGTSTP);
+	(void)spawn_term_give(t, pid);
 	(void)killpg(pid, SIGCONT);
+}
+
+/* cbexec was continued: by fg, if the command waits for the terminal. */
+static void
+spawn_cont(struct spawn_term *t, pid_t pid)
+{
+	if (t->wants && spawn_term_give(t, pid))
+		(void)killpg(pid, SIGCONT);
 }
 
 /*
@@ -195,16 +288,17 @@ spawn_sweep(const struct spawn_opts *opts, pid_t pid)
  * fails (it cannot, short of a bug); the child is then killed first.
  */
 static int
-spawn_wait(const struct spawn_opts *opts, pid_t pid, int tty,
-    const sigset_t *set, int64_t start, struct spawn_result *res,
+spawn_wait(const struct spawn_opts *opts, pid_t pid,
+    struct spawn_term *t, const sigset_t *set, int64_t start, struct spawn_result *res,
     int *wstatus, struct cb_err *err)
 {
 	struct timespec	 ts, *tsp;
 	siginfo_t	 si;
 	int64_t		 now, term_at, kill_at, next;
 	pid_t		 r;
-	int		 sig, e;
+	int		 sig, e, untraced;
 
+	untraced = opts->foreground || opts->helper ? 0 : WUNTRACED;
 	term_at = SPAWN_NEVER;
 	if (opts->timeout_ms > 0)
 		term_at = spawn_after(start, opts->timeout_ms);
@@ -218,10 +312,9 @@ spawn_wait(const struct spawn_opts *opts, pid_t pid, int tty,
 		 */
 		r = 0;
 		if (spawn_sweep(opts, pid))
-			r = waitpid(pid, wstatus, WNOHANG | (tty != -1 ?
-			    WUNTRACED : 0));
+			r = waitpid(pid, wstatus, WNOHANG | untraced);
 		if (r == pid && WIFSTOPPED(*wstatus)) {
-			spawn_tty_stopped(tty, pid);
+			spawn_stopped(t, pid, WSTOPSIG(*wstatus));
 			continue;
 		}
 		if (r == pid)
@@ -278,6 +371,10 @@ spawn_wait(const struct spawn_opts *opts, pid_t pid, int tty,
 		}
 		if (sig == SIGCHLD)
 			continue;
+		if (sig == SIGCONT) {
+			spawn_cont(t, pid);
+			continue;
+		}
 
 		res->interrupted = 1;
 		/*
@@ -296,7 +393,7 @@ spawn_wait(const struct spawn_opts *opts, pid_t pid, int tty,
 }
 
 /*
- * Block the forwarded signals and SIGCHLD, and save and set what spawn_run
+ * Block the forwarded signals, SIGCHLD and SIGCONT, and save and set what spawn_run
  * changes in the caller; wait gets the signals to wait for.  Returns 0,
  * or an errno with the failed call in *what and nothing changed.
  */
@@ -312,6 +409,7 @@ spawn_enter(struct spawn_saved *saved, sigset_t *wait, const char **what)
 	for (i = 0; i < SPAWN_NFWD; i++)
 		sigaddset(&block, spawn_fwd[i]);
 	sigaddset(&block, SIGCHLD);
+	sigaddset(&block, SIGCONT);
 	if (sigprocmask(SIG_BLOCK, &block, &saved->mask) == -1) {
 		*what = "sigprocmask";
 		return errno;
@@ -321,6 +419,7 @@ spawn_enter(struct spawn_saved *saved, sigset_t *wait, const char **what)
 	if (spawn_fwd_set(wait, saved->fwd) == -1)
 		goto out_mask;
 	sigaddset(wait, SIGCHLD);
+	sigaddset(wait, SIGCONT);
 
 	/*
 	 * SIGCHLD ignored, or SA_NOCLDWAIT, would have the kernel reap the
@@ -379,6 +478,7 @@ spawn_run(const struct spawn_opts *opts, struct spawn_result *res,
     struct cb_err *err)
 {
 	struct spawn_saved	 saved;
+	struct spawn_term	 term = { -1, 0, 0, 0, 0 };
 	sigset_t		 set;
 	const char		*what = NULL;
 	int64_t			 start;
@@ -402,7 +502,10 @@ spawn_run(const struct spawn_opts *opts, struct spawn_result *res,
 	}
 	if ((e = spawn_enter(&saved, &set, &what)) != 0)
 		goto out_pipe;
-	saved.tty = spawn_tty(opts);
+	if ((saved.tty = spawn_tty(opts)) != -1) {
+		term.fd = saved.tty;
+		term.held = term.had = 1;
+	}
 
 	/* Output cbexec buffered belongs before the command's. */
 	(void)fflush(NULL);
@@ -431,15 +534,17 @@ spawn_run(const struct spawn_opts *opts, struct spawn_result *res,
 		(void)setpgid(pid, pid);
 
 	what = NULL;
-	e = spawn_wait(opts, pid, saved.tty, &set, start, res, &wstatus, err);
-	spawn_tty_back(saved.tty, pid);
+	e = spawn_wait(opts, pid, &term, &set, start, res, &wstatus, err);
+	spawn_term_back(&term, pid);
+	if (term.own)
+		(void)close(term.fd);
 	if (e == -1)
 		goto out_saved;
 	res->duration_ms = clock_mono_ms() - start;
 	spawn_conclude(fds[0], 1, wstatus, res);
 	/* With the terminal, the tty's ^C, ^\ and hangup went to the command
 	 * itself, not through cbexec: an interruption all the same. */
-	if (saved.tty != -1 && (res->signal == SIGINT ||
+	if (term.had && (res->signal == SIGINT ||
 	    res->signal == SIGQUIT || res->signal == SIGHUP))
 		res->interrupted = 1;
 	rv = 0;

@@ -346,21 +346,3 @@ finish() {
 	assert_equal "${lines[99999]}" 100000
 }
 
-# At a shell prompt (a terminal whose foreground group cbexec leads, as
-# script(1) gives it here) the command's group gets the terminal, so a
-# password prompt can be answered, as under timeout(1).
-@test "a command started from a terminal prompt can read the terminal" {
-	printf 'hello\n' >input
-	run -0 timeout 20 script -qec "\"$CBEXEC\" run tty -- sh -c 'read l; echo got:\$l'" /dev/null <input
-	assert_output --partial 'got:hello'
-	run -0 cb status --json tty
-	assert_equal "$(jq -r '.[0].successes' <<<"$output")" 1
-}
-
-@test "the terminal's ^C reaches a command that has the terminal, and counts as interrupted" {
-	# The ^C byte goes in once the command runs.
-	{ while [ ! -e started ]; do sleep 0.1; done; printf '\003'; } |
-	    timeout 20 script -qec "\"$CBEXEC\" run intr -- sh -c ': >started; sleep 30'" /dev/null || :
-	run -0 cb status --json intr
-	assert_equal "$(jq -c '.[0] | [.calls, .interrupted, .failures]' <<<"$output")" '[1,1,0]'
-}

@@ -4,10 +4,11 @@
  * before the fork; the parent then takes them one at a time with
  * sigtimedwait(2), whose timeout is the next monotonic deadline (the
  * timeout's SIGTERM, then kill_after's SIGKILL), so there is no flag to
- * race against and no EINTR to lose.  The child restores the caller's mask, leads a process group of
- * its own unless foreground, keeps every descriptor it inherited that is
- * not close-on-exec (cbexec's own all are; a hook keeps only 0, 1 and 2),
- * and execs argv directly (execvp, no shell).  Whether the exec happened
+ * race against and no EINTR to lose.  The child restores the caller's
+ * mask, leads a process group of its own unless foreground, keeps every
+ * descriptor it inherited that is not close-on-exec (cbexec's own all
+ * are; a hook keeps only 0, 1 and 2), and execs argv directly (execvp, no
+ * shell).  Whether the exec happened
  * travels back on a close-on-exec pipe, as in git's run-command.c, so
  * "could not run" never looks like "ran and exited 127".  Only the child
  * is waited for: like OpenBSD's and coreutils' timeout, a grandchild that
@@ -288,8 +289,8 @@ spawn_sweep(const struct spawn_opts *opts, pid_t pid)
  * fails (it cannot, short of a bug); the child is then killed first.
  */
 static int
-spawn_wait(const struct spawn_opts *opts, pid_t pid,
-    struct spawn_term *t, const sigset_t *set, int64_t start, struct spawn_result *res,
+spawn_wait(const struct spawn_opts *opts, pid_t pid, struct spawn_term *t,
+    const sigset_t *set, int64_t start, struct spawn_result *res,
     int *wstatus, struct cb_err *err)
 {
 	struct timespec	 ts, *tsp;
@@ -393,9 +394,10 @@ spawn_wait(const struct spawn_opts *opts, pid_t pid,
 }
 
 /*
- * Block the forwarded signals, SIGCHLD and SIGCONT, and save and set what spawn_run
- * changes in the caller; wait gets the signals to wait for.  Returns 0,
- * or an errno with the failed call in *what and nothing changed.
+ * Block the forwarded signals, SIGCHLD and SIGCONT, and save and set what
+ * spawn_run changes in the caller; wait gets the signals to wait for.
+ * Returns 0, or an errno with the failed call in *what and nothing
+ * changed.
  */
 static int
 spawn_enter(struct spawn_saved *saved, sigset_t *wait, const char **what)

@@ -146,13 +146,18 @@ struct spawn_term {
 	int	wants;	/* it asked from the background: give it at fg */
 };
 
-/* The descriptor to hand to the command's group at its start, or -1. */
+/*
+ * The descriptor to hand to the command's group at its start, or -1.  Off
+ * a terminal (cron, a service) this costs the one failing ioctl.
+ */
 static int
 spawn_tty(const struct spawn_opts *opts)
 {
+	pid_t	fg;
+
 	if (opts->foreground || opts->helper ||
-	    tcgetpgrp(STDIN_FILENO) != getpgrp() ||
-	    tcgetpgrp(STDOUT_FILENO) != getpgrp())
+	    (fg = tcgetpgrp(STDIN_FILENO)) == -1 || fg != getpgrp() ||
+	    tcgetpgrp(STDOUT_FILENO) != fg)
 		return -1;
 	return STDIN_FILENO;
 }

@@ -367,9 +367,12 @@ EOS
 	cp victim victim.orig
 	cat >ns.sh <<'EOS'
 		mount --make-rprivate / && mount -t tmpfs tmpfs /proc || exit 99
+		# A /dev/shm of its own: a pin left there by a cbexec that
+		# another test SIGKILLed before it removed it is not ours.
+		[ ! -d /dev/shm ] || mount -t tmpfs tmpfs /dev/shm || exit 99
 		"$CBEXEC" run x -- false; echo "run $?"
 		"$CBEXEC" run x -- false; echo "run $?"
-		ls /dev/shm /tmp | grep -c cbexec-open; echo "pins left"
+		ls -A /dev/shm /tmp 2>/dev/null | grep -c cbexec-open; echo "pins left"
 		rm "$CBEXEC_STATE-lock" && ln -s "$PWD/victim" "$CBEXEC_STATE-lock"
 		"$CBEXEC" status 2>&1; echo "status $?"
 EOS

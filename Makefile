@@ -198,8 +198,9 @@ deps:
 
 # Every pass appends "PASSED FAILED SKIPPED NAME" to $(COUNTS) through
 # tests/check-summary.sh, which keeps each command's exit status and holds
-# bats to its 1..N plan; `total` sums the lines into the closing one and
-# fails unless something passed and nothing failed.  lint runs once.
+# bats to its 1..N plan, and a line "# WHAT" for each failure; `total`
+# names the failures, sums the counts into the closing line and fails
+# unless something passed and nothing failed.  lint runs once.
 COUNTS	= build/.check-counts
 SUMMARY	= tests/check-summary.sh
 
@@ -360,8 +361,10 @@ memcheck: $(B)/cbexec
 	@echo "== valgrind memcheck ($(B))"
 	@tests/memcheck.sh $(abspath $(B)/cbexec) >$(B)/memcheck.log || true
 	@sed '$$d' $(B)/memcheck.log
+	@sed -n 's/^not ok [0-9]* /# /p' $(B)/memcheck.log >>$(COUNTS)
 	@tail -1 $(B)/memcheck.log | grep -E '^[0-9]+ [0-9]+$$' >>$(COUNTS) || \
-	    echo "0 1" >>$(COUNTS)
+	    { echo "# memcheck ($(B)): no closing count"; echo "0 1"; } \
+	    >>$(COUNTS)
 
 # Full-size load and chaos (minutes); 93-load.bats runs them small.
 STRESS_PROCS ?= 16
@@ -403,7 +406,7 @@ fuzz-smoke: fuzz-build
 			    $(FB)/$$h.smoke.log) runs"; p=$$((p + 1)); \
 		else \
 			echo "not ok fuzz $$h"; tail -30 $(FB)/$$h.smoke.log; \
-			f=$$((f + 1)); \
+			echo "# fuzz smoke: $$h" >>$(COUNTS); f=$$((f + 1)); \
 		fi; \
 	done; echo "$$p $$f" >>$(COUNTS)
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # 66-check: a green `make check` means that the tests ran.  The summary
 # logic (tests/check-summary.sh) keeps each pass's exit status, holds bats
-# to its 1..N plan and to "Executed N instead of expected M", and takes
-# the unit binary's own counts; the Makefile runs every pass through it.
+# to its 1..N plan and to "Executed N instead of expected M", takes the
+# unit binary's own counts, and names every failure above the closing
+# line; the Makefile runs every pass through it.
 
 load helper
 
@@ -24,7 +25,8 @@ check: bats (build): 0 of 442 planned tests ran"
 	echo "5 0" >>"$T/counts"
 	echo "16 0" >>"$T/counts"
 	run -1 "$SUMMARY" total "$T/counts"
-	assert_output "check: 21 passed, 1 failed, 0 skipped"
+	assert_output "check: failed: bats (build): 0 of 442 planned tests ran
+check: 21 passed, 1 failed, 0 skipped"
 }
 
 @test "fewer results than the plan fail the pass, even with exit 0" {
@@ -32,7 +34,7 @@ check: bats (build): 0 of 442 planned tests ran"
 	PATH=$T/bin:$PATH run -0 --separate-stderr "$SUMMARY" bats b "$T/counts" bats
 	assert_equal "$stderr" "check: b: 2 of 3 planned tests ran"
 	run -0 cat "$T/counts"
-	assert_output "2 1 0 b"
+	assert_output $'# b: 2 of 3 planned tests ran\n2 1 0 b'
 	run -1 "$SUMMARY" total "$T/counts"
 }
 
@@ -41,7 +43,9 @@ check: bats (build): 0 of 442 planned tests ran"
 	PATH=$T/bin:$PATH run -0 --separate-stderr "$SUMMARY" bats b "$T/counts" bats
 	assert_equal "$stderr" "check: b: bats warning: Executed 2 instead of expected 3 tests"
 	run -1 "$SUMMARY" total "$T/counts"
-	assert_output "check: 1 passed, 2 failed, 0 skipped"
+	assert_output "check: failed: b: not ok 2 b # skip
+check: failed: b: bats warning: Executed 2 instead of expected 3 tests
+check: 1 passed, 2 failed, 0 skipped"
 }
 
 @test "no plan line, or a non-zero exit with no failed test, fails the pass" {
@@ -52,7 +56,10 @@ check: bats (build): 0 of 442 planned tests ran"
 	PATH=$T/bin:$PATH run -0 --separate-stderr "$SUMMARY" bats c "$T/counts" bats
 	assert_equal "$stderr" "check: c: exited 3 with no failed test"
 	run -0 cat "$T/counts"
-	assert_output $'1 1 0 b\n1 1 0 c'
+	assert_output "# b: no 1..N plan line
+1 1 0 b
+# c: exited 3 with no failed test
+1 1 0 c"
 	run -1 "$SUMMARY" total "$T/counts"
 }
 
@@ -80,9 +87,35 @@ check: bats (build): 0 of 442 planned tests ran"
 	run -0 --separate-stderr "$SUMMARY" unit u4 "$T/counts" "$T/bin/unit"
 	assert_equal "$stderr" "check: u4: no 'unit: N passed, M failed' line"
 	run -0 cat "$T/counts"
-	assert_output $'1503 0 0 unit (build)\n7 2 0 u2\n7 1 0 u3\n0 1 0 u4'
+	assert_output "1503 0 0 unit (build)
+# u2: 2 failed
+7 2 0 u2
+# u3: exited 1 with no failed test
+7 1 0 u3
+# u4: no 'unit: N passed, M failed' line
+0 1 0 u4"
 	run -1 "$SUMMARY" total "$T/counts"
-	assert_output "check: 1517 passed, 4 failed, 0 skipped"
+	assert_output "check: failed: u2: 2 failed
+check: failed: u3: exited 1 with no failed test
+check: failed: u4: no 'unit: N passed, M failed' line
+check: 1517 passed, 4 failed, 0 skipped"
+}
+
+@test "the closing lines name every failure, of every pass, above the count" {
+	fake bats 'printf "1..3\nok 1 a\nnot ok 2 b fails\nnot ok 3 c fails too\n"; exit 1'
+	PATH=$T/bin:$PATH run -0 "$SUMMARY" bats "bats (build)" "$T/counts" bats
+	PATH=$T/bin:$PATH run -0 "$SUMMARY" bats "bats (build-san)" "$T/counts" bats
+	# What the Makefile writes for a failed memcheck case and fuzz harness.
+	printf '# memcheck: cbexec status (exit 1, wanted 0)\n15 1\n' >>"$T/counts"
+	printf '# fuzz smoke: record\n4 1\n' >>"$T/counts"
+	run -1 "$SUMMARY" total "$T/counts"
+	assert_output "check: failed: bats (build): not ok 2 b fails
+check: failed: bats (build): not ok 3 c fails too
+check: failed: bats (build-san): not ok 2 b fails
+check: failed: bats (build-san): not ok 3 c fails too
+check: failed: memcheck: cbexec status (exit 1, wanted 0)
+check: failed: fuzz smoke: record
+check: 21 passed, 6 failed, 0 skipped"
 }
 
 @test "nothing passed, or a garbled counts line, fails the total" {

@@ -14,7 +14,10 @@
 #   check-summary.sh total COUNTS              the closing line.
 #
 # Every failure of a pass's own bookkeeping is counted as one failed test
-# and named on stderr, so that it shows in the closing line.
+# and named on stderr, so that it shows in the closing line.  A pass also
+# writes a line "# NAME: WHAT" to the counts file for each failure, and
+# `total` prints them above the closing line, so that the end of a long
+# log names what failed.
 set -u
 
 die() {
@@ -33,27 +36,29 @@ pass_bats() {
 		/^1\.\.[0-9]+/ && !planned { plan = substr($1, 4) + 0; planned = 1 }
 		/^ok .* # skip/ { s++; next }
 		/^ok / { p++; next }
-		/^not ok / { f++; next }
+		/^not ok / { f++; failed[f] = $0; next }
 		/Executed [0-9]+ instead of expected [0-9]+/ {
 			short = $0; sub(/^# */, "", short)
 		}
 		END {
 			ran = p + f + s
 			if (!planned) {
-				printf "check: %s: no 1..N plan line\n", name > "/dev/stderr"
-				f++
+				failed[++f] = "no 1..N plan line"
+				printf "check: %s: %s\n", name, failed[f] > "/dev/stderr"
 			} else if (ran < plan) {
-				printf "check: %s: %d of %d planned tests ran\n", name, ran, plan > "/dev/stderr"
-				f++
+				failed[++f] = sprintf("%d of %d planned tests ran", ran, plan)
+				printf "check: %s: %s\n", name, failed[f] > "/dev/stderr"
 			}
 			if (short != "") {
-				printf "check: %s: %s\n", name, short > "/dev/stderr"
-				f++
+				failed[++f] = short
+				printf "check: %s: %s\n", name, failed[f] > "/dev/stderr"
 			}
 			if (rc != 0 && f == 0) {
-				printf "check: %s: exited %d with no failed test\n", name, rc > "/dev/stderr"
-				f++
+				failed[++f] = sprintf("exited %d with no failed test", rc)
+				printf "check: %s: %s\n", name, failed[f] > "/dev/stderr"
 			}
+			for (i = 1; i <= f; i++)
+				printf "# %s: %s\n", name, failed[i]
 			printf "%d %d %d %s\n", p, f, s, name
 		}' "$tap" >>"$counts"
 	rm -f "$tap"
@@ -62,7 +67,7 @@ pass_bats() {
 
 # unit NAME COUNTS CMD...
 pass_unit() {
-	local name=$1 counts=$2 out rc line p f
+	local name=$1 counts=$2 out rc line p f why=
 	shift 2
 	out=$(mktemp) || die "mktemp failed"
 	"$@" | tee "$out"
@@ -70,15 +75,18 @@ pass_unit() {
 	line=$(grep -E '^unit: [0-9]+ passed, [0-9]+ failed$' "$out" | tail -1)
 	rm -f "$out"
 	if [ -z "$line" ]; then
-		echo "check: $name: no 'unit: N passed, M failed' line" >&2
+		why="no 'unit: N passed, M failed' line"
 		p=0 f=1
 	else
 		read -r _ p _ f _ <<<"$line"
 		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-			echo "check: $name: exited $rc with no failed test" >&2
+			why="exited $rc with no failed test"
 			f=1
 		fi
 	fi
+	[ -z "$why" ] || echo "check: $name: $why" >&2
+	# The binary named its own failures, FILE:LINE each, on stderr.
+	[ "$f" -eq 0 ] || echo "# $name: ${why:-$f failed}" >>"$counts"
 	echo "$p $f 0 $name" >>"$counts"
 }
 
@@ -86,12 +94,15 @@ pass_unit() {
 total() {
 	[ -r "$1" ] || die "cannot read '$1'"
 	awk '
+		/^# / { sub(/^# /, ""); failed[++nf] = $0; next }
 		NF < 2 || $1 !~ /^[0-9]+$/ || $2 !~ /^[0-9]+$/ {
 			printf "check: bad counts line %d: %s\n", NR, $0 > "/dev/stderr"
 			f++; next
 		}
 		{ p += $1; f += $2; s += $3 }
 		END {
+			for (i = 1; i <= nf; i++)
+				printf "check: failed: %s\n", failed[i]
 			printf "check: %d passed, %d failed, %d skipped\n", p, f, s
 			exit !(p > 0 && f == 0)
 		}' "$1"

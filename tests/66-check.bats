@@ -127,12 +127,16 @@ check: 21 passed, 6 failed, 0 skipped"
 	assert_equal "$stderr" "check: bad counts line 2: garbage"
 }
 
-@test "make check runs each pass through the summary, and lint once" {
-	local root=$BATS_TEST_DIRNAME/..
-	# In a copy: make -n still rewrites build/.flags.
+# copy_tree: the project's files in $T/src, for make to run in.
+copy_tree() {
 	mkdir "$T/src"
-	(cd "$root" && git ls-files -z -co --exclude-standard |
+	(cd "$BATS_TEST_DIRNAME/.." && git ls-files -z -co --exclude-standard |
 	    xargs -0 cp --parents -t "$T/src")
+}
+
+@test "make check runs each pass through the summary, and lint once" {
+	# In a copy: make -n still rewrites build/.flags.
+	copy_tree
 	run -0 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u WERROR -u SANITIZE \
 	    make -C "$T/src" -n --no-print-directory check SANITIZE=1
 	[ "$(grep -c 'mandoc -T lint' <<<"$output")" -eq 1 ]
@@ -140,4 +144,30 @@ check: 21 passed, 6 failed, 0 skipped"
 	[ "$(grep -c 'check-summary.sh unit' <<<"$output")" -eq 2 ]
 	[ "$(grep -c 'check-summary.sh total' <<<"$output")" -eq 1 ]
 	run -1 grep -n '|| true' <(sed -n '/^check-one:/,/^$/p' "$T/src/Makefile")
+}
+
+@test "a failed memcheck case and a failed fuzz harness are named in the counts" {
+	local h fuzzers=(record duration codes name config token redis-url) old=()
+	copy_tree
+	cd "$T/src"
+	printf '#!/bin/sh\n%s\n' 'printf "ok 1 memcheck: cbexec a\nnot ok 2 memcheck: cbexec b (exit 1, wanted 0)\n1 1\n"; exit 1' \
+	    >tests/memcheck.sh
+	mkdir -p build build-fuzz
+	: >build/.check-counts
+	# Harnesses that stand built (-o): codes fails, the others pass.
+	for h in "${fuzzers[@]}"; do
+		if [ "$h" = codes ]; then
+			printf '#!/bin/sh\necho crash; exit 1\n'
+		else
+			printf '#!/bin/sh\necho "stat::number_of_executed_units: 5"\n'
+		fi >"build-fuzz/fuzz-$h"
+		chmod +x "build-fuzz/fuzz-$h"
+		old+=(-o "build-fuzz/fuzz-$h")
+	done
+	run -0 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory \
+	    -o build/cbexec "${old[@]}" memcheck fuzz-smoke SANITIZE=0
+	run -1 "$SUMMARY" total build/.check-counts
+	assert_output "check: failed: memcheck: cbexec b (exit 1, wanted 0)
+check: failed: fuzz smoke: codes
+check: 7 passed, 2 failed, 0 skipped"
 }

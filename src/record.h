@@ -63,6 +63,13 @@ struct cb_slot {
 					 * (a version 2 slot): not capped */
 	int64_t		since_ms;	/* when the slot was taken */
 	char		host[RECORD_HOST_MAX];	/* holder's host name */
+	/* Since version 4 (0 in older ones: unknown). */
+	uint64_t	pidns;		/* inode of the holder's PID namespace
+					 * (/proc/PID/ns/pid): liveness is
+					 * judged only from the same one */
+	int32_t		pgid;		/* the job's process group, which holds
+					 * the slot while it has a member
+					 * (SPEC 2b); 0: none */
 };
 
 /* The policy a breaker last ran under, as status shows it (SPEC 7). */
@@ -82,6 +89,33 @@ struct cb_snapshot {
 	uint32_t	half_open_max_calls;
 	int64_t		timeout_ms;
 	uint32_t	max_concurrent;
+	/* Since version 4: every other number, class and mode (SPEC 7),
+	 * never a command.  A version 3 snapshot has these at the built-in
+	 * defaults (full is 0). */
+	uint8_t		full;		/* 1: the fields below were stored */
+	double		jitter;
+	int64_t		probe_lease_ms;
+	int64_t		probe_timeout_ms;
+	uint8_t		probe_set;	/* a probe command was set */
+	int64_t		kill_after_ms;
+	int64_t		slow_call_ms;
+	struct cb_codeset failure_codes;
+	struct cb_codeset success_codes;
+	struct cb_codeset ignore_codes;
+	uint8_t		timeout_is;	/* enum cb_verdict */
+	uint8_t		signal_is;
+	uint8_t		on_open;	/* enum cb_on_open */
+	uint8_t		on_busy;
+	uint8_t		open_exit_code;
+};
+
+/* Who ran the last run (SPEC 7): never its arguments, which may hold
+ * secrets. */
+#define RECORD_ARGV0_MAX	64	/* bytes, NUL included */
+struct cb_runby {
+	char		user[RECORD_USER_MAX];
+	char		host[RECORD_HOST_MAX];
+	char		argv0[RECORD_ARGV0_MAX];	/* argv[0] as given */
 };
 
 /* The last run that ended in a failure. */
@@ -164,7 +198,16 @@ struct cb_record {
 	struct cb_snapshot	policy;		/* the last run's */
 	uint16_t		nrunning;	/* run slots held */
 	struct cb_slot		running[RECORD_MAX_RUNNING];
+
+	/* Since version 4 (0 or "" in older ones). */
+	int64_t			last_success_ms;	/* 0: never */
+	struct cb_runby		last_run_by;
+	/* trip --on-open: how calls refused during this manual window
+	 * exit; MANUAL_ON_OPEN_NONE: the breaker's own on_open. */
+	uint8_t			manual_on_open;
 };
+
+enum { MANUAL_ON_OPEN_NONE, MANUAL_ON_OPEN_FAIL, MANUAL_ON_OPEN_SKIP };
 
 /* A new closed record created at now, of identity 0 (breaker_init gives
  * it a random one). */

@@ -152,7 +152,6 @@ cmd_acquire_exec(struct cb_ctx *ctx, struct cmd_args *a)
 	/* Large (a record): static, see struct cb_record. */
 	static struct cmd_call		 st;
 	struct acquire_req		 rq;
-	struct policy_builder		 b;
 	struct cb_policy		 p;
 	struct cb_token			 tok;
 	struct cb_err			 err;
@@ -164,13 +163,8 @@ cmd_acquire_exec(struct cb_ctx *ctx, struct cmd_args *a)
 
 	if (acquire_request(a, &rq) == -1)
 		return EXIT_USAGE;
-	policy_init(&b);
-	if (cmd_policy(ctx, rq.name, &b) == -1)
+	if (cmd_call_policy(ctx, "acquire", rq.name, 0, NULL, &p) == -1)
 		return EXIT_FAIL;
-	if (policy_finish(&b, &p, &err) == -1) {
-		cmd_warnx("%s: %s", rq.name, err.msg);
-		return EXIT_FAIL;
-	}
 	if (rq.lease == NULL)
 		rq.lease_ms = p.probe_lease_ms;
 

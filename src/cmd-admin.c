@@ -42,11 +42,6 @@ const struct cmd_opt admin_grammar_reason[] = {
 	{ "reason",	0, 'r', required_argument },
 	{ NULL,		0, 0,   0 }
 };
-const struct cmd_opt admin_grammar_trip[] = {
-	{ "for",	0, 'f', required_argument },
-	{ "reason",	0, 'r', required_argument },
-	{ NULL,		0, 0,   0 }
-};
 
 int
 admin_parse(const struct cmd_args *ca, struct admin_args *a)

@@ -84,8 +84,12 @@ run_refusal(struct cb_ctx *ctx, const char *name, const struct cb_ticket *t)
 static int
 skipped(const struct run_step *st)
 {
-	return st->c.ticket.busy ? st->c.p->on_busy == ON_OPEN_SKIP :
-	    st->c.p->on_open == ON_OPEN_SKIP;
+	if (st->c.ticket.busy)
+		return st->c.p->on_busy == ON_OPEN_SKIP;
+	/* A manual window's trip --on-open beats the policy's (SPEC 1). */
+	if (st->c.ticket.manual_on_open != MANUAL_ON_OPEN_NONE)
+		return st->c.ticket.manual_on_open == MANUAL_ON_OPEN_SKIP;
+	return st->c.p->on_open == ON_OPEN_SKIP;
 }
 
 static int

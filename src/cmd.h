@@ -336,12 +336,13 @@ void	cmd_config_log(struct cb_ctx *);
 struct admin_args {
 	const char	 *reason;	/* --reason */
 	int64_t		  for_ms;	/* --for */
+	int		  on_open;	/* trip --on-open: MANUAL_ON_OPEN_* */
 	char		**names;	/* operands: NAMEs and GLOBs */
 	int		  nnames;
 };
-/* Their grammars: reset's --reason; trip's --for and --reason. */
+/* reset's grammar, --reason; trip's (cmd-trip.c) uses the keys 'f' for
+ * --for and 'r' for --reason too. */
 extern const struct cmd_opt	admin_grammar_reason[];
-extern const struct cmd_opt	admin_grammar_trip[];
 
 /*
  * Check the command line a's grammar parsed and fill aa: every NAME valid

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * record-decode4.c: decode a version 4 record (the layout at the top of
  * record.c) into struct cb_record.  Every number is a varint read through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * record-int.h: what record-decode.c and record-decode4.c, the two halves
  * of the decoder, share: the bounded reader and the range checks.  Not for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * unit-record4.c: unit tests of record format 4, the one cbexec writes: a
  * golden byte vector written out from the layout comment at the top of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # cbexec: a circuit breaker in front of any command.
 #
 #   make            build ./cbexec

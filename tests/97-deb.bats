@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 97-deb: `make deb` (SPEC 10) in a scratch copy of the tree: lintian
 # finds no error or warning, the package holds every file it promises, its
 # maintainer scripts are sound, and it installs, shares one state between

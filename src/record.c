@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * record.c: one breaker's record, encoded.  The layout, version 4, is
  * varints in the main (U: unsigned LEB128, shortest form, at most 10

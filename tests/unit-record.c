@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * unit-record.c: unit tests of the older record versions the decoder
  * still reads: a golden version 3 byte vector written out by hand from the

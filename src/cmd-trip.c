@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * cmd-trip.c: `cbexec trip NAME|GLOB... [--for D] [--reason TEXT]
  * [--on-open fail|skip]`: open breakers by hand, for a maintenance window

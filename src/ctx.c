@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * ctx.c: the context of one invocation.  The config is loaded once (a
  * file with a problem leaves the top level it could read, and each call

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 40-config: finding the config file, reporting its mistakes (file, line and
 # key, every one, by every command; 41-broken-config says what then still
 # holds), layering defaults, breakers entries and the command line.

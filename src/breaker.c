@@ -103,7 +103,7 @@ transition_by(struct cb_record *r, const struct cb_env *env,
 	}
 	remember(r, env, to, reason, user);
 	r->manual = 0;	/* breaker_trip and breaker_reset set it */
-	r->manual_on_open = MANUAL_ON_OPEN_NONE;	/* ... and the window's */
+	r->manual_on_open = MANUAL_ON_OPEN_NONE;	/* ... and its own */
 	r->state = to;
 	r->epoch++;
 	r->changed_at_ms = env->now_ms;

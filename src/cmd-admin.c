@@ -289,7 +289,7 @@ admin_each(struct cb_ctx *ctx, const struct admin_args *a, const char *what,
 		status = EXIT_FAIL;
 	admin_reason(what, a, reason, sizeof reason);
 	for (i = 0; i < t.n; i++) {
-		if (cmd_call_policy(ctx, what, t.v[i].name, 0, NULL,
+		if (cmd_call_policy(ctx, what, t.v[i].name, CALL_STORE_RW, NULL,
 		    &p) == -1) {
 			status = EXIT_FAIL;
 			break;

@@ -115,7 +115,8 @@ cmd_check_exec(struct cb_ctx *ctx, struct cmd_args *a)
 	}
 	/* A broken config: the policy the breaker last ran under, as run
 	 * would (SPEC section 4). */
-	if (cmd_call_policy(ctx, "check", a->argv[0], 1, NULL, &p) == -1)
+	if (cmd_call_policy(ctx, "check", a->argv[0], CALL_STORE_RO, NULL,
+	    &p) == -1)
 		return ctx->cfg_missing ? EXIT_USAGE : EXIT_FAIL;
 	if ((found = check_read(ctx, a->argv[0], &buf, &err)) == -1) {
 		buf_free(&buf);

@@ -336,7 +336,7 @@ config_show_name(struct cb_ctx *ctx, const char *name,
 	struct cb_err		 err;
 	int			 k;
 
-	if (cmd_call_builder(ctx, name, 1, &b) == -1)
+	if (cmd_call_builder(ctx, name, CALL_STORE_RO, &b) == -1)
 		return EXIT_FAIL;
 	if (run_apply("config show", ro, &b) == -1)
 		return EXIT_USAGE;

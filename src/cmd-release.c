@@ -54,7 +54,8 @@ cmd_release_exec(struct cb_ctx *ctx, struct cmd_args *a)
 		return EXIT_OK;
 	}
 
-	if (cmd_call_policy(ctx, "release", tok.name, 0, NULL, &p) == -1)
+	if (cmd_call_policy(ctx, "release", tok.name, CALL_STORE_RW, NULL,
+	    &p) == -1)
 		return EXIT_FAIL;
 
 	memset(&st, 0, sizeof st);

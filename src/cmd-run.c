@@ -497,7 +497,11 @@ run_guarded(struct cb_ctx *ctx, const char *name, char **argv,
 	 * command line's values.  A -c file that is not there is a usage
 	 * error.
 	 */
-	if (cmd_call_policy(ctx, "run", name, 0, ro, &p) == -1)
+	disable = getenv("CBEXEC_DISABLE");
+	if (disable != NULL && strcmp(disable, "1") != 0)
+		disable = NULL;
+	if (cmd_call_policy(ctx, "run", name, disable != NULL ?
+	    CALL_STORE_NONE : CALL_STORE_RW, ro, &p) == -1)
 		return EXIT_CBEXEC;
 
 	memset(&so, 0, sizeof so);
@@ -510,8 +514,7 @@ run_guarded(struct cb_ctx *ctx, const char *name, char **argv,
 		so.on_kill_arg = &st;
 	}
 
-	disable = getenv("CBEXEC_DISABLE");
-	if (disable != NULL && strcmp(disable, "1") == 0) {
+	if (disable != NULL) {
 		if (!ctx->quiet)
 			cmd_warnx("warning: CBEXEC_DISABLE=1: running '%s' "
 			    "unguarded, nothing recorded", argv[0]);

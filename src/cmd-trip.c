@@ -57,14 +57,15 @@ const struct cmd_entry cmd_trip_entry = {
 	"trip",
 	"NAME|GLOB... [--for D] [--reason TEXT] [--on-open fail|skip]",
 	"open breakers by hand",
-	"      --for D              stay open for D exactly, more than 0\n"
-	"                           (default: the current cool-down, but never\n"
-	"                           less than a window already open)\n"
-	"      --reason TEXT        why, kept with the transition\n"
-	"      --on-open fail|skip  how calls refused in this window exit: as\n"
-	"                           on_open fail, or 0 silently (a maintenance\n"
-	"                           window that mails nothing); the breaker's\n"
-	"                           own on_open again once it leaves the window\n"
+	"      --for D          stay open for D exactly, more than 0\n"
+	"                       (default: the current cool-down, never less\n"
+	"                       than a window already open)\n"
+	"      --reason TEXT    why, kept with the transition\n"
+	"      --on-open fail|skip\n"
+	"                       how calls refused in this window exit: as\n"
+	"                       on_open fail, or 0 silently (a maintenance\n"
+	"                       window that mails nothing); the breaker's own\n"
+	"                       on_open again once it leaves the window\n"
 	"Opens each NAME (creating it if unknown); the usual half-open cycle\n"
 	"follows.  Calls running under the old state are counted as stale.\n"
 	"A GLOB (fnmatch pattern: *, ? or [) opens every existing breaker it\n"

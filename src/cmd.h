@@ -42,9 +42,9 @@ struct cb_ctx {
 	int			 verbose;	/* -v */
 
 	int			 cfg_loaded;
-	int			 cfg_broken;	/* ... from a file with problems:
-						 * cfg holds its top level only
-						 * (SPEC section 4) */
+	int			 cfg_broken;	/* ... from a file with
+						 * problems: cfg holds its top
+						 * level only (SPEC 4) */
 	int			 cfg_failed;	/* not tried again */
 	int			 cfg_missing;	/* ... as a -c file that is not
 						 * there: a usage error */
@@ -226,15 +226,19 @@ int	cmd_policy(struct cb_ctx *, const char *name, struct policy_builder *);
  * none; run_apply prefixes errors with what).  With a broken config
  * (cfg_broken), the policy NAME's record last ran under (breaker_policy:
  * never a command) over the built-in defaults, under ro; the record is
- * read from the store cmd_store(readonly) opens, and one that cannot be
- * read counts as none (SPEC section 4).  Returns 0, or -1 after printing.
+ * read from the store cmd_store opens as store_mode says, and one that
+ * cannot be read counts as none (SPEC section 4).  Returns 0, or -1 after
+ * printing.
  */
-/* Its first half: the layers under the command line's, into b. */
-int	cmd_call_builder(struct cb_ctx *, const char *name, int readonly,
-	    struct policy_builder *);
+#define CALL_STORE_RW	0	/* open the store for writing */
+#define CALL_STORE_RO	1	/* ... read-only (check, config show) */
+#define CALL_STORE_NONE	2	/* never (CBEXEC_DISABLE): built-in */
 struct run_opts;
+/* Its first half: the layers under the command line's, into b. */
+int	cmd_call_builder(struct cb_ctx *, const char *name, int store_mode,
+	    struct policy_builder *);
 int	cmd_call_policy(struct cb_ctx *, const char *what, const char *name,
-	    int readonly, const struct run_opts *ro, struct cb_policy *);
+	    int store_mode, const struct run_opts *ro, struct cb_policy *);
 
 /*
  * The environment of a breaker step taken now: the wall clock, a jitter

@@ -456,11 +456,11 @@ cmd_policy(struct cb_ctx *ctx, const char *name, struct policy_builder *b)
 /*
  * The policy NAME's record last ran under, over the built-in defaults,
  * into b (SPEC section 4); the built-in defaults alone when there is no
- * record or it cannot be read (run then says why, or follows
- * on_store_error).
+ * record, it cannot be read (run then says why, or follows
+ * on_store_error), or the store is not to be opened.
  */
 static void
-record_policy(struct cb_ctx *ctx, const char *name, int readonly,
+record_policy(struct cb_ctx *ctx, const char *name, int store_mode,
     struct policy_builder *b)
 {
 	/* Large (a record): static, see struct cb_record. */
@@ -473,7 +473,8 @@ record_policy(struct cb_ctx *ctx, const char *name, int readonly,
 	policy_init(b);
 	if (policy_finish(b, &base, &err) == -1)
 		return;		/* cannot happen: the built-in defaults */
-	if ((store = cmd_store(ctx, readonly, &err)) == NULL ||
+	if (store_mode == CALL_STORE_NONE || (store = cmd_store(ctx,
+	    store_mode == CALL_STORE_RO, &err)) == NULL ||
 	    store_get(store, name, &buf, &err) != 1 ||
 	    record_decode(buf.data, buf.len, &r, &err) != RECORD_OK ||
 	    breaker_policy(&r, &base, &last) == 0) {
@@ -486,13 +487,13 @@ record_policy(struct cb_ctx *ctx, const char *name, int readonly,
 }
 
 int
-cmd_call_builder(struct cb_ctx *ctx, const char *name, int readonly,
+cmd_call_builder(struct cb_ctx *ctx, const char *name, int store_mode,
     struct policy_builder *b)
 {
 	if (cmd_config(ctx) == -1)
 		return -1;
 	if (ctx->cfg_broken) {
-		record_policy(ctx, name, readonly, b);
+		record_policy(ctx, name, store_mode, b);
 		return 0;
 	}
 	return cmd_policy(ctx, name, b);
@@ -500,12 +501,12 @@ cmd_call_builder(struct cb_ctx *ctx, const char *name, int readonly,
 
 int
 cmd_call_policy(struct cb_ctx *ctx, const char *what, const char *name,
-    int readonly, const struct run_opts *ro, struct cb_policy *p)
+    int store_mode, const struct run_opts *ro, struct cb_policy *p)
 {
 	struct policy_builder	b;
 	struct cb_err		err;
 
-	if (cmd_call_builder(ctx, name, readonly, &b) == -1)
+	if (cmd_call_builder(ctx, name, store_mode, &b) == -1)
 		return -1;
 	if (ro != NULL && run_apply(what, ro, &b) == -1)
 		return -1;

@@ -19,6 +19,15 @@ typo_said() {
 	echo "cbexec: $CBEXEC_CONFIG:1: open_timout: unknown key (did you mean open_timeout?)"
 }
 
+@test "CBEXEC_DISABLE=1 with a broken config runs unguarded and opens no state" {
+	typo
+	CBEXEC_DISABLE=1 run -0 --separate-stderr "$CBEXEC" run x -- touch ran
+	assert [ -e ran ]
+	assert_equal "${stderr_lines[0]}" "$(typo_said)"
+	CBEXEC_DISABLE=1 run -0 --separate-stderr "$CBEXEC" acquire x
+	assert [ ! -e "$CBEXEC_STATE" ]
+}
+
 @test "-o max_concurrent=1 on the command line still holds: two runs never overlap" {
 	typo
 	bg a cb run x -o max_concurrent=1 -- sh -c ': >started; while [ ! -e release ]; do sleep 0.05; done'

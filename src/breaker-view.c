@@ -97,6 +97,27 @@ breaker_policy(const struct cb_record *r, const struct cb_policy *base,
 	out->half_open_max_calls = s->half_open_max_calls;
 	out->timeout_ms = s->timeout_ms;
 	out->max_concurrent = s->max_concurrent;
+	if (!s->full)
+		return 1;
+	/* Format 4: every other number, class and mode; never a command,
+	 * so base's probe stays. */
+	out->jitter = s->jitter;
+	out->probe_lease_ms = s->probe_lease_ms;
+	out->probe_timeout_ms = s->probe_timeout_ms;
+	out->kill_after_ms = s->kill_after_ms;
+	out->slow_call_ms = s->slow_call_ms;
+	out->failure_codes = s->failure_codes;
+	out->success_codes = s->success_codes;
+	out->ignore_codes = s->ignore_codes;
+	out->timeout_is = s->timeout_is <= VERDICT_IGNORE ?
+	    (enum cb_verdict)s->timeout_is : VERDICT_FAILURE;
+	out->signal_is = s->signal_is <= VERDICT_IGNORE ?
+	    (enum cb_verdict)s->signal_is : VERDICT_FAILURE;
+	out->on_open = s->on_open == ON_OPEN_SKIP ? ON_OPEN_SKIP :
+	    ON_OPEN_FAIL;
+	out->on_busy = s->on_busy == ON_OPEN_SKIP ? ON_OPEN_SKIP :
+	    ON_OPEN_FAIL;
+	out->open_exit_code = s->open_exit_code;
 	return 1;
 }
 

@@ -189,8 +189,10 @@ int	breaker_slot_live(const struct cb_slot *, const struct cb_env *);
 
 /*
  * The policy r last ran under (r->policy), laid over base (the config's
- * guess, for the keys a snapshot does not keep) into out.  Returns 1 when
- * r has a snapshot, 0 when out is base (r never ran under version 3).
+ * guess, for the keys a snapshot does not keep) into out: a whole
+ * snapshot (format 4, full) gives every number, class and mode, never a
+ * command (base's probe stays).  Returns 1 when r has a snapshot, 0 when
+ * out is base (r never ran under version 3).
  */
 int	breaker_policy(const struct cb_record *, const struct cb_policy *base,
 	    struct cb_policy *out);

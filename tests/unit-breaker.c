@@ -2193,6 +2193,8 @@ test_breaker_probe_command_reasons(void)
 static void
 test_breaker_policy_snapshot(void)
 {
+	static struct cb_record	w;
+	char *const		argv[] = { "probe", NULL };
 	struct cb_policy	p, q, base, out;
 	struct cb_record	r;
 	struct cb_ticket	t;
@@ -2223,6 +2225,35 @@ test_breaker_policy_snapshot(void)
 	CHECK_EQ(out.max_concurrent, 4);
 	CHECK(out.backoff == 3.0);
 	CHECK_EQ(out.open_exit_code, base.open_exit_code);
+
+	/* A whole (format 4) snapshot gives every mode and class too, and
+	 * never a command: a broken config's calls run under it. */
+	w = r;
+	w.policy.full = 1;
+	w.policy.open_exit_code = 76;
+	w.policy.on_open = ON_OPEN_SKIP;
+	w.policy.on_busy = ON_OPEN_SKIP;
+	w.policy.kill_after_ms = 3 * SEC;
+	w.policy.slow_call_ms = 9 * SEC;
+	w.policy.timeout_is = VERDICT_IGNORE;
+	w.policy.signal_is = 7;		/* out of range: failure */
+	w.policy.probe_set = 1;
+	memset(&w.policy.failure_codes, 0,
+	    sizeof w.policy.failure_codes);
+	codeset_add(&w.policy.failure_codes, 7);
+	base.probe = argv;
+	CHECK_EQ(breaker_policy(&w, &base, &out), 1);
+	CHECK_EQ(out.open_exit_code, 76);
+	CHECK_EQ(out.on_open, ON_OPEN_SKIP);
+	CHECK_EQ(out.on_busy, ON_OPEN_SKIP);
+	CHECK_EQ(out.kill_after_ms, 3 * SEC);
+	CHECK_EQ(out.slow_call_ms, 9 * SEC);
+	CHECK_EQ(out.timeout_is, VERDICT_IGNORE);
+	CHECK_EQ(out.signal_is, VERDICT_FAILURE);
+	CHECK(codeset_has(&out.failure_codes, 7));
+	CHECK(!codeset_has(&out.failure_codes, 1));
+	CHECK(out.probe == argv);
+	base.probe = NULL;
 
 	/* Refused under another policy: the snapshot stays. */
 	call_at(&r, &p, T0, OUTCOME_FAILURE);

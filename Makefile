@@ -177,7 +177,7 @@ $(B)/.with-redis-$(WITH_REDIS): | $(B)
 DEBS	= gcc make libc6-dev pkg-config liblmdb-dev libconfig-dev lmdb-utils \
 	  bats bats-assert bats-support faketime mandoc shellcheck jq procps \
 	  bsdutils prometheus zsh fish bash-completion \
-	  curl wget python3 openssh-client rsync postgresql-client \
+	  curl wget python3 openssh-client rsync postgresql-client strace \
 	  libhiredis-dev redis-server \
 	  hyperfine time \
 	  clang libclang-rt-14-dev valgrind util-linux \

@@ -107,7 +107,8 @@ $(file >$(B)/.flags,$(FLAGS_NOW))
 endif
 
 # The pure core: links without -llmdb or -lconfig (the unit tests prove it).
-PURE	= util units preset policy policy-type policy-finish record record-decode breaker \
+PURE	= util units preset policy policy-type policy-finish record record-decode \
+	  record-decode4 breaker \
 	  breaker-trip breaker-view \
 	  classify name hint token
 IO	= clock config config-layer conftext statefile store-lmdb \
@@ -116,6 +117,8 @@ IO	= clock config config-layer conftext statefile store-lmdb \
 	  status-text \
 	  status-json status-prom out cmd-reset cmd-trip cmd-forget cmd-gc \
 	  cmd-help cmd-acquire cmd-release cmd-config cbexec
+# The one escaper of text from the state (SPEC 5).
+PURE	+= esc
 # The bulkhead's refusal line and --wait (SPEC 2b).
 IO	+= busy
 # The Redis store's URL parser (pure) and deadline-bound name lookup; its
@@ -141,7 +144,8 @@ cbexec: $(B)/cbexec
 $(B)/cbexec: $(OBJS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
 
-UNITOBJS = $(B)/unit.o $(B)/unit-record.o $(B)/unit-breaker.o \
+UNITOBJS = $(B)/unit.o $(B)/unit-record.o $(B)/unit-record4.o \
+	$(B)/unit-breaker.o \
 	$(B)/unit-classify.o $(B)/unit-policy.o $(B)/unit-token.o
 UNITOBJS += $(B)/unit-redis-url.o
 # out.o (status's writers) needs libc alone, so it is tested here too.
@@ -277,9 +281,8 @@ $(B)/bench-floor: bench/floor.c Makefile | $(B)
 
 LMDBOBJS = $(B)/store-lmdb.o $(B)/store-lmdb-open.o $(B)/store-lmdb-evict.o \
 	   $(B)/statefile.o
-$(B)/bench-gen: bench/gen.c Makefile $(LMDBOBJS) $(B)/record.o $(B)/util.o
-	$(CC) $(BENCHFLAGS) -o $@ $< $(LMDBOBJS) \
-	    $(B)/record.o $(B)/util.o $(LDLIBS)
+$(B)/bench-gen: bench/gen.c Makefile $(LMDBOBJS) $(PUREOBJS)
+	$(CC) $(BENCHFLAGS) -o $@ $< $(LMDBOBJS) $(PUREOBJS) $(LDLIBS)
 
 bench: $(B)/cbexec $(B)/bench-floor $(B)/bench-gen
 	bench/run.sh $(B)/cbexec $(B)/bench-floor $(B)/bench-gen

@@ -7,7 +7,8 @@
  * this cbexec cannot read (a newer version): gc never deletes what it
  * does not understand.  Prints each removed name on stdout, one a line
  * (nothing with -q), and exits 0; 1 when the state cannot be used.
- * --dry-run prints the names gc would remove now and removes nothing.
+ * --dry-run prints "would remove NAME" for each breaker gc would remove
+ * now, and removes nothing.
  */
 #include <sys/stat.h>
 
@@ -57,7 +58,7 @@ gc_dry_cb(const char *name, size_t namelen, const uint8_t *data, size_t len,
 	struct gc_step	*st = arg;
 
 	if (gc_cb(name, namelen, data, len, arg, err) == 1 && !st->quiet)
-		printf("%.*s\n", (int)namelen, name);
+		printf("would remove %.*s\n", (int)namelen, name);
 	return 0;
 }
 

@@ -206,15 +206,14 @@ print_strip(struct status_walk *w)
 		"success", "failure", "timeout",
 		"ignored/interrupted/stale", "rejected"
 	};
-	/* A probe command's run (SPEC 2c), passed and failed. */
-	static const char *const probe_utf8[2] = {
-		"\xe2\x9c\x94",		/* U+2714 heavy check mark */
-		"\xe2\x9c\x98"		/* U+2718 heavy ballot x */
-	};
-	static const char *const probe_ascii[2] = { "P", "F" };
+	/*
+	 * A probe command's run (SPEC 2c), passed and failed: letters in
+	 * every locale, as U+2714 and U+2718 were hard to tell from a run's
+	 * U+2713 and U+2717 at a glance.
+	 */
+	static const char *const pmarks[2] = { "P", "F" };
 	const struct cb_record	*r = &w->rec;
 	const char *const	*marks = w->utf8 ? utf8 : ascii;
-	const char *const	*pmarks = w->utf8 ? probe_utf8 : probe_ascii;
 	const char		*glyph;
 	FILE			*f = w->out;
 	enum cb_mark		 m;

@@ -540,8 +540,10 @@ status_text_add(struct status_walk *w, const char *name)
 	row = &w->rows[w->nrows++];
 	row->name = xstrdup(name);
 	row->st = r->state;
-	snprintf(row->state, sizeof row->state, "%s",
-	    record_state_name(r->state));
+	/* Opened by trip: maintenance, not an outage. */
+	snprintf(row->state, sizeof row->state, "%s%s",
+	    record_state_name(r->state), r->manual && r->state == STATE_OPEN ?
+	    " (manual)" : "");
 	breaker_progress(r, &p, w->now, row->failures, sizeof row->failures);
 	snprintf(row->calls, sizeof row->calls, "%llu",
 	    (unsigned long long)r->calls);
@@ -577,8 +579,11 @@ status_text_table(struct status_walk *w)
 			wd[4] = strlen(r->rejected);
 		if (strlen(r->changed) > wd[5])
 			wd[5] = strlen(r->changed);
+		if (strlen(r->state) > wd[1])
+			wd[1] = strlen(r->state);
 	}
-	wd[1] = 9;
+	if (wd[1] < 9)
+		wd[1] = 9;
 	fprintf(f, "%-*s  %-*s  %-*s  %*s  %*s  %-*s  %s\n", (int)wd[0],
 	    hdr[0], (int)wd[1], hdr[1], (int)wd[2], hdr[2], (int)wd[3],
 	    hdr[3], (int)wd[4], hdr[4], (int)wd[5], hdr[5], hdr[6]);

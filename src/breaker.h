@@ -86,6 +86,9 @@ struct cb_ticket {
 	enum cb_state	state;
 	int64_t		retry_in_ms;
 	char		why[RECORD_REASON_MAX];
+	/* Refused in a manual window (trip): how its --on-open says the
+	 * refusal exits, MANUAL_ON_OPEN_*; NONE: the policy's on_open. */
+	uint8_t		manual_on_open;
 	/* Refused because every run slot is taken: how many are held of
 	 * how many, and the first holders (busy is 0 otherwise). */
 	int		busy;
@@ -198,15 +201,25 @@ int	breaker_policy(const struct cb_record *, const struct cb_policy *base,
 	    struct cb_policy *out);
 
 /*
- * Manual trip: open r for for_ms (0: the current cool-down) whatever its
- * state, leaving the backoff state as it was.  Manual reset: close r,
- * clearing its failure counts and backoff.  Both are transitions (the epoch
- * moves, in-flight calls become stale) with reason as given, remembered in
- * the history with user.
+ * Manual trip: open r for for_ms exactly, or (0) for the current
+ * cool-down but never ending before a window already open ends (SPEC 1),
+ * whatever its state, leaving the backoff state as it was; a manual
+ * window keeps the --on-open it had.  Manual reset: close r, clearing its
+ * failure counts and backoff.  Both are transitions (the epoch moves,
+ * in-flight calls become stale) with reason as given, remembered in the
+ * history with user.
  */
 void	breaker_trip(struct cb_record *, const struct cb_policy *,
 	    const struct cb_env *, int64_t for_ms, const char *reason,
 	    const char *user, struct cb_effects *);
+/*
+ * trip --on-open: calls refused during the manual window breaker_trip
+ * just opened exit as on_open says (MANUAL_ON_OPEN_FAIL: the policy's
+ * open_exit_code; _SKIP: 0, silently), until r leaves it: to half-open or
+ * closed, or into an open that is not manual.  Anything else changes
+ * nothing.
+ */
+void	breaker_trip_on_open(struct cb_record *, int on_open);
 void	breaker_reset(struct cb_record *, const struct cb_policy *,
 	    const struct cb_env *, const char *reason, const char *user,
 	    struct cb_effects *);

@@ -939,6 +939,80 @@ test_breaker_manual_trip(void)
 	CHECK_EQ(r.open_until_ms, T0 + 61000 + 60000);
 }
 
+/*
+ * A maintenance window (SPEC 1): a trip without --for never shortens a
+ * window already open; --for sets the end exactly; --on-open holds for the
+ * refusals of this manual window only.
+ */
+static void
+test_breaker_trip_window(void)
+{
+	struct cb_policy	p;
+	struct cb_record	r;
+	struct cb_ticket	t;
+	struct cb_env		env;
+
+	unit_policy_defaults(&p);
+	record_init(&r, T0);
+	env = env_at(T0);
+	breaker_trip(&r, &p, &env, 2 * HOUR, "window", "alice", NULL);
+	breaker_trip_on_open(&r, MANUAL_ON_OPEN_SKIP);
+	CHECK_EQ(r.manual_on_open, MANUAL_ON_OPEN_SKIP);
+	t = admit_at(&r, &p, T0 + SEC, 1);
+	CHECK_EQ(t.admitted, 0);
+	CHECK_EQ(t.manual_on_open, MANUAL_ON_OPEN_SKIP);
+
+	/* No --for: the 1m cool-down does not end the 2h window. */
+	env = env_at(T0 + MIN);
+	breaker_trip(&r, &p, &env, 0, "again", "bob", NULL);
+	CHECK_EQ(r.state, STATE_OPEN);
+	CHECK_EQ(r.open_until_ms, T0 + 2 * HOUR);
+	CHECK_EQ(r.manual_on_open, MANUAL_ON_OPEN_SKIP);
+	CHECK_EQ(admit_at(&r, &p, T0 + HOUR, 1).admitted, 0);
+	/* ... a later end is taken. */
+	r.open_until_ms = T0 + 2 * MIN;
+	breaker_trip(&r, &p, &env, 0, "again", "bob", NULL);
+	CHECK_EQ(r.open_until_ms, T0 + MIN + 60000);
+	/* --for sets the end exactly, shorter or not. */
+	breaker_trip(&r, &p, &env, 5 * SEC, "short", "bob", NULL);
+	CHECK_EQ(r.open_until_ms, T0 + MIN + 5 * SEC);
+	breaker_trip_on_open(&r, MANUAL_ON_OPEN_FAIL);
+	t = admit_at(&r, &p, T0 + MIN + SEC, 1);
+	CHECK_EQ(t.manual_on_open, MANUAL_ON_OPEN_FAIL);
+
+	/* Out of the window (half-open): the breaker's own on_open. */
+	t = admit_at(&r, &p, T0 + MIN + 5 * SEC, 1);
+	CHECK_EQ(t.admitted, 1);
+	CHECK_EQ(r.state, STATE_HALF_OPEN);
+	CHECK_EQ(r.manual_on_open, MANUAL_ON_OPEN_NONE);
+	t = admit_at(&r, &p, T0 + MIN + 6 * SEC, 2);
+	CHECK_EQ(t.admitted, 0);
+	CHECK_EQ(t.manual_on_open, MANUAL_ON_OPEN_NONE);
+
+	/* A later open by failures is not manual: its own on_open too. */
+	record_init(&r, T0);
+	env = env_at(T0);
+	breaker_trip(&r, &p, &env, HOUR, "window", "alice", NULL);
+	breaker_trip_on_open(&r, MANUAL_ON_OPEN_SKIP);
+	breaker_reset(&r, &p, &env, "done", "alice", NULL);
+	CHECK_EQ(r.manual_on_open, MANUAL_ON_OPEN_NONE);
+	open_by_failures(&r, &p, T0 + SEC);
+	t = admit_at(&r, &p, T0 + 2 * SEC, 1);
+	CHECK_EQ(t.admitted, 0);
+	CHECK_EQ(t.manual_on_open, MANUAL_ON_OPEN_NONE);
+	/* --on-open on a breaker that is not in a manual window: nothing. */
+	breaker_trip_on_open(&r, MANUAL_ON_OPEN_SKIP);
+	CHECK_EQ(r.manual_on_open, MANUAL_ON_OPEN_NONE);
+	/* A trip over an automatic open keeps its later end, not manual's
+	 * on_open (there was none). */
+	r.open_until_ms = T0 + HOUR;
+	env = env_at(T0 + 3 * SEC);
+	breaker_trip(&r, &p, &env, 0, "trip", "bob", NULL);
+	CHECK_EQ(r.open_until_ms, T0 + HOUR);
+	CHECK_EQ(r.manual, 1);
+	CHECK_EQ(r.manual_on_open, MANUAL_ON_OPEN_NONE);
+}
+
 static void
 test_breaker_manual_reset(void)
 {
@@ -2303,6 +2377,7 @@ test_breaker(void)
 	test_breaker_clock_forwards();
 	test_breaker_jitter();
 	test_breaker_manual_trip();
+	test_breaker_trip_window();
 	test_breaker_manual_reset();
 	test_breaker_rate_policy();
 	test_breaker_time_policy();

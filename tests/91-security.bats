@@ -254,6 +254,7 @@ teardown() {
 	run -0 cb trip x
 	assert_output --partial "config '$CBEXEC_CONFIG' is owned by uid $(id -u nobody)"
 	run -0 cb status
+	assert_output --partial "config '$CBEXEC_CONFIG' is owned by uid $(id -u nobody)"
 	run -75 cb run x -- false
 	assert_output --partial "config '$CBEXEC_CONFIG'"
 	run -0 cb reset x

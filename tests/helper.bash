@@ -184,6 +184,19 @@ time_ms() {
 	json "$1" "$JQ_MS .$2 | ms"
 }
 
+# at_record NAME FIELD SECONDS: a faketime spec for cb_at, SECONDS (maybe
+# negative) after NAME's recorded FIELD (open_until, probes[0].lease_until
+# ...), in whole seconds rounded down.  A check just before a boundary
+# times itself from the record, not from the real now, which a loaded
+# machine moves on: SECONDS below the boundary stays below it, and 1 or
+# more past it stays past it.
+at_record() {
+	local ms
+	ms=$(time_ms "$1" "$2") || return 1
+	[[ $ms =~ ^[0-9]+$ ]] || return 1
+	echo "@$(date -d "@$((ms / 1000 + $3))" '+%F %T')"
+}
+
 # now_ms: the real wall clock in milliseconds.
 now_ms() {
 	echo $(($(date +%s%N) / 1000000))

@@ -69,6 +69,18 @@ typo_said() {
 	run -76 cb run y -o open_exit_code=76 -- true
 }
 
+@test "the last good run's modes hold too: open_exit_code, on_open = skip" {
+	config 'defaults = { trip = { failures = 1; }; open_exit_code = 70; };' \
+	    'breakers = ( { match = "q"; on_open = "skip"; } );'
+	run -1 cb run x -- false
+	run -1 cb run q -- false
+	typo
+	run -70 cb run x -- touch ran
+	run -0 --separate-stderr cb run q -- touch ran
+	assert_equal "$stderr" "$(typo_said)"
+	assert [ ! -e ran ]
+}
+
 @test "a probe command named by the broken file is not run: the job probes itself" {
 	printf '#!/bin/sh\n: >"%s/probed"\nexit 0\n' "$T" >probe
 	chmod +x probe

@@ -152,6 +152,9 @@ int	cmd_usage(const struct cmd_entry *, int status);
 /* Report an error cmd_store filled: a config's problems, each once
  * (cmd_config), or the message. */
 void	cmd_store_error(struct cb_ctx *, const struct cb_err *);
+/* SIGINT, SIGTERM, SIGHUP or SIGQUIT ended a wait for the store (SPEC 5):
+ * exit 128 + sig at once, with nothing recorded. */
+void	cmd_store_signal(int sig) __attribute__((noreturn));
 
 /* ---- ctx.c ---- */
 

@@ -353,6 +353,8 @@ ctx_open_lmdb(struct cb_ctx *ctx, const char *path, int readonly,
 	opts.readonly = readonly;
 	opts.max_records = (uint64_t)ctx->cfg.max_breakers;
 	opts.rank = rank_record;
+	opts.lock_timeout_ms = ctx->cfg.lock_timeout_ms;
+	opts.on_signal = cmd_store_signal;
 	return store_lmdb_open(&opts, err);
 }
 

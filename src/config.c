@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * config.c: finds the libconfig file (SPEC section 4), checks all of it and
  * turns it into plain data, so that a mistake anywhere in it, even in a
@@ -82,6 +83,30 @@ config_free(struct cb_config *cfg)
 		config_layer_free(&cfg->breakers[i]);
 	free(cfg->breakers);
 	config_defaults(cfg);
+}
+
+/*
+ * A file with problems keeps what of its top level was read right (the
+ * state and how to reach it, sync, log, ...), never a command
+ * (on_transition) nor a policy layer (SPEC section 4).
+ */
+static void
+config_salvage(struct cb_config *cfg)
+{
+	size_t	i;
+
+	if (cfg->on_transition != NULL) {
+		for (i = 0; cfg->on_transition[i] != NULL; i++)
+			free(cfg->on_transition[i]);
+		free(cfg->on_transition);
+		cfg->on_transition = NULL;
+	}
+	config_layer_free(&cfg->defaults);
+	for (i = 0; i < cfg->nbreakers; i++)
+		config_layer_free(&cfg->breakers[i]);
+	free(cfg->breakers);
+	cfg->breakers = NULL;
+	cfg->nbreakers = 0;
 }
 
 void
@@ -510,7 +535,10 @@ out:
 	return rc;
 }
 
-/* Load path if it exists (or must); returns 1, 0 when absent, or -1. */
+/*
+ * Load path if it exists (or must); returns 1, 0 when absent, 2 when it
+ * is the null device (no config file, as `ssh -F /dev/null`), or -1.
+ */
 static int
 load_path(const char *path, int required, struct cb_config *cfg,
     struct config_msgs *msgs, struct cb_err *err)
@@ -521,14 +549,20 @@ load_path(const char *path, int required, struct cb_config *cfg,
 	unsigned int	 line = 1;
 	int		 rc;
 
-	if ((rc = conftext_read(path, required, &text, &len, err)) != 1)
+	if ((rc = conftext_read(path, required, &text, &len,
+	    &cfg->content_hash, err)) != 1) {
+		/* What cannot be read names the state of nothing. */
+		if (rc == -1)
+			cfg->path = xstrdup(path);
 		return rc;
+	}
 	/* libconfig would stop reading at a NUL and ignore the rest. */
 	if ((nul = memchr(text, '\0', len)) != NULL) {
 		for (p = text; p < nul; p++)
 			line += *p == '\n';
 		err_set(err, "%s:%u: syntax error: NUL byte", path, line);
 		free(text);
+		cfg->path = xstrdup(path);
 		return -1;
 	}
 	memset(&ld, 0, sizeof ld);
@@ -539,11 +573,11 @@ load_path(const char *path, int required, struct cb_config *cfg,
 	rc = load_text(&ld, text);
 	conftext_free(&ld.lits);
 	free(text);
+	cfg->path = xstrdup(path);
 	if (rc != 0) {
-		config_free(cfg);
+		config_salvage(cfg);
 		return -1;
 	}
-	cfg->path = xstrdup(path);
 	return 1;
 }
 
@@ -558,11 +592,11 @@ load_any(const char *path, struct cb_config *cfg, struct config_msgs *msgs,
 	config_defaults(cfg);
 	if (path != NULL) {
 		cfg->source = CONFIG_OPTION;
-		return load_path(path, 1, cfg, msgs, err) == 1 ? 0 : -1;
+		return load_path(path, 1, cfg, msgs, err) >= 1 ? 0 : -1;
 	}
 	if ((env = getenv("CBEXEC_CONFIG")) != NULL && *env != '\0') {
 		cfg->source = CONFIG_ENV;
-		return load_path(env, 1, cfg, msgs, err) == 1 ? 0 : -1;
+		return load_path(env, 1, cfg, msgs, err) >= 1 ? 0 : -1;
 	}
 
 	/* XDG: a relative $XDG_CONFIG_HOME is to be ignored. */
@@ -574,7 +608,7 @@ load_any(const char *path, struct cb_config *cfg, struct config_msgs *msgs,
 	if (xdg != NULL) {
 		cfg->searched[cfg->nsearched++] = xdg;
 		if ((rc = load_path(xdg, 0, cfg, msgs, err)) != 0)
-			return rc == 1 ? 0 : -1;
+			return rc >= 1 ? 0 : -1;
 	}
 	cfg->searched[cfg->nsearched++] = xstrdup(CONFIG_ETC);
 	return load_path(CONFIG_ETC, 0, cfg, msgs, err) == -1 ? -1 : 0;

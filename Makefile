@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # cbexec: a circuit breaker in front of any command.
 #
 #   make            build ./cbexec
@@ -115,6 +116,8 @@ IO	= clock config config-layer conftext statefile store-lmdb \
 	  status-text \
 	  status-json status-prom out cmd-reset cmd-trip cmd-forget cmd-gc \
 	  cmd-help cmd-acquire cmd-release cmd-config cbexec
+# The one escaper of text from the state (SPEC 5).
+PURE	+= esc
 # The bulkhead's refusal line and --wait (SPEC 2b).
 IO	+= busy
 # The Redis store's URL parser (pure) and deadline-bound name lookup; its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * gen.c: write a state file with N breakers for the scale benchmark, through
  * cbexec's own store (store-lmdb.c) and record encoding (record.c), so the

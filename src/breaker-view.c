@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * breaker-view.c: what the rest of cbexec reads of a record without
  * changing it: names of outcomes, marks and trip policies for status, the

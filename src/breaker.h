@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * breaker.h: the circuit breaker state machine (SPEC section 2).  Pure: the
  * time, the random draw for jitter and the liveness of probe holders are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * cmd-gc.c: `cbexec gc [--idle D] [--dry-run]`: remove the closed breakers nobody has
  * used (run, check, acquire, release or an admin command) for D, default

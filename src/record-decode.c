@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * record-decode.c: decode one breaker's record (record.h) of any version
  * up to RECORD_VERSION into the current struct cb_record; the layout is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * record.c: one breaker's record, encoded.  The layout, version 3,
  * all integers little-endian, doubles as their IEEE 754 bits in a u64:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * record.h: one breaker's persistent state and its on-disk encoding.
  *

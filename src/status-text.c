@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * status-text.c: the views of `status` for people.  The table (NAME,
  * STATE, FAILURES, CALLS, REJECTED, CHANGED, RETRY-IN), kept row by row

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * status.c: `cbexec status [--json | --prometheus | --names] [--output
  * FILE] [NAME | GLOB ...]`, what operators see.  A table by default, a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 05-man: the man pages as they render, which `mandoc -T lint` does not
 # judge: table cells that lose a first word that is also an mdoc macro
 # (man/check-tables.py, part of `make lint`), quotes that close early.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 20-open: the breaker itself: tripping, refusing, the cool-down and the
 # half-open probes, backoff, check, epoch fencing, probe leases and a
 # clock that steps back.  Clock moves use faketime (cb_at, AT=...).

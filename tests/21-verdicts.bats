@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 21-verdicts: the trip policy is evaluated after every outcome that enters
 # its window, a success included (issue 10.9, SPEC 2 "Verdicts").
 

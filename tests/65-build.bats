@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 65-build: the Makefile honours the user's and Debian's build flags (SPEC
 # 8): CFLAGS, CPPFLAGS and LDFLAGS replace only the defaults, the flags the
 # build needs stay, -Werror is only for make check, and pkg-config runs a

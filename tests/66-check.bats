@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 66-check: a green `make check` means that the tests ran.  The summary
 # logic (tests/check-summary.sh) keeps each pass's exit status, holds bats
 # to its 1..N plan and to "Executed N instead of expected M", takes the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 80-policies: the trip policies, slow calls, backoff and jitter through the
 # real binary, in the classic scenarios of gobreaker, resilience4j, Polly
 # and pybreaker users; and editing a policy never resets a breaker's state.

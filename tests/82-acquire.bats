@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 82-acquire: the two-step API of SPEC section 7b.  acquire admits a call as
 # run would and prints an opaque token; release records its outcome with
 # epoch fencing.  Half-open tokens hold a probe slot judged by its lease

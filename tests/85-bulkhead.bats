@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 85-bulkhead: max_concurrent, on_busy and --wait (SPEC 2b, issue 13.1).
 # At most N admitted calls of a breaker run at once; a busy call is
 # refused with one line naming the holders, counted as busy and never as a

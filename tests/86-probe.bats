@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 86-probe: the probe command of SPEC section 2c (issue 13.2).  When a
 # call is admitted as a half-open probe and `probe` is set, the probe runs
 # instead of the job: exit 0 is a probe success (the job then runs in the

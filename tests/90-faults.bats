@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 90-faults: the state file under faults.  Whatever happens, cbexec never
 # truncates, overwrites or "repairs" a state file it cannot use (cmp before
 # and after), and on_store_error decides between running the command

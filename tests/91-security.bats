@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 91-security: file modes, the root config check, no shell anywhere, no
 # descriptor leaks, no secrets on display.
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # check-summary.sh: the bookkeeping of `make check`, so that a green check
 # means that the tests ran.  Each pass appends one line "PASSED FAILED
 # SKIPPED NAME" to a counts file; `total` sums them and fails unless

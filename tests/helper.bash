@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # helper.bash: what every cbexec bats file shares.  Each test runs the real
 # binary ("$CBEXEC") in a private temporary directory with its own state
 # file, its own (empty) config file and its own HOME, so tests never see

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * unit-breaker.c: unit tests of the breaker state machine of SPEC section
  * 2, walked with explicit times, random draws and liveness answers.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * unit-policy.c: the policy module's parsers, formatters, key validation,
  * layering and exit code class resolution, table by table.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * unit-record.c: unit tests of the record encoding: a golden byte vector
  * written out by hand from the layout comment in record.c, the older

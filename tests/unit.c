@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * unit.c: runs the C unit tests of the pure modules.  The binary links
  * without -llmdb and -lconfig: if I/O creeps into the core, it stops

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * unit.h: the smallest test harness that reports well.  CHECK records a
  * failure with file and line and carries on; each unit-*.c exports one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * spawn-run.c: spawn_run, and the command forked ahead of its start
  * (spawn_hold), so that the slot run takes can name the job's process
@@ -6,7 +7,6 @@
  * socket for one byte (spawn_run_held) before it goes on as spawn_run's
  * child does; spawn_drop kills it unstarted.  What happens around the
  * child (signals, the terminal, the wait) is spawn.c's.
- * SPDX-License-Identifier: ISC
  */
 #include <sys/types.h>
 #include <sys/socket.h>

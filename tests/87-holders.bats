@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 87-holders: who holds a run or probe slot, and when it frees (SPEC 2,
 # Probe leases; 2b, The job holds the slot; issue 18 items 8, 9, 11, 17).
 # A SIGKILLed cbexec's job holds its slot while its process group has a

@@ -261,6 +261,10 @@ show_settings(const struct cb_config *cfg, struct show_table *t)
 	    "on_store_error", o, sizeof o));
 	snprintf(row->value, sizeof row->value, "\"%s\"",
 	    show_store_error[cfg->on_store_error]);
+	row = show_add(t, "lock_timeout", show_origin(cfg, "lock_timeout",
+	    o, sizeof o));
+	format_duration(cfg->lock_timeout_ms, q, sizeof q);
+	snprintf(row->value, sizeof row->value, "\"%.64s\"", q);
 	row = show_add(t, "log", show_origin(cfg, "log", o, sizeof o));
 	snprintf(row->value, sizeof row->value, "\"%s\"",
 	    show_log[cfg->log]);

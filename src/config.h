@@ -76,6 +76,7 @@ struct cb_config {
 	char			**on_transition;	/* argv or NULL */
 	char			*redis_prefix;	/* key prefix, or NULL: "cbexec:" */
 	int64_t			 store_timeout_ms;	/* default 250 */
+	int64_t			 lock_timeout_ms;	/* default 10000 */
 	enum cb_fallback	 fallback;	/* default FALLBACK_LOCAL */
 	struct config_layer	 defaults;
 	struct config_layer	*breakers;

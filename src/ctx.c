@@ -375,6 +375,8 @@ ctx_open_lmdb(struct cb_ctx *ctx, const char *path, int readonly,
 	opts.readonly = readonly;
 	opts.max_records = (uint64_t)ctx->cfg.max_breakers;
 	opts.rank = rank_record;
+	opts.lock_timeout_ms = ctx->cfg.lock_timeout_ms;
+	opts.on_signal = cmd_store_signal;
 	return store_lmdb_open(&opts, err);
 }
 
@@ -525,6 +527,26 @@ cmd_boot_id(struct cb_ctx *ctx)
 		ctx->have_boot_id = 1;
 	}
 	return ctx->boot_id;
+}
+
+uint64_t
+cmd_pidns(struct cb_ctx *ctx)
+{
+	if (!ctx->have_pidns) {
+		ctx->pidns = clock_pidns();
+		ctx->have_pidns = 1;
+	}
+	return ctx->pidns;
+}
+
+const char *
+cmd_host(struct cb_ctx *ctx)
+{
+	if (!ctx->have_host) {
+		clock_host_name(ctx->host, sizeof ctx->host);
+		ctx->have_host = 1;
+	}
+	return ctx->host;
 }
 
 void

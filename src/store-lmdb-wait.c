@@ -236,16 +236,28 @@ lmdb_wait_call(struct store_lmdb *sl, lmdb_wait_fn fn, void *arg,
 		/* Done first: a signal that came meanwhile acts later. */
 		if (done || w.lost)
 			break;
-		/* Past a signal, nothing: the caller exits 128+N. */
-		if ((sig = lmdb_wait_signal()) != 0)
-			break;
 		if (left > INT32_MAX)
 			left = INT32_MAX;
+		pfd[0].revents = pfd[1].revents = 0;
 		if (poll(pfd, w.sfd != -1 ? 2 : 1, (int)left) == -1 &&
 		    errno != EINTR)
 			(void)usleep(1000);	/* cannot happen; never spin */
-		if (read(w.efd, &n, sizeof n) == -1)
-			continue;
+		/* Emptied: a stale count costs one more turn, no more. */
+		if ((pfd[0].revents & POLLIN) != 0 &&
+		    read(w.efd, &n, sizeof n) == -1 && errno != EAGAIN)
+			(void)usleep(1000);
+		/* Past a signal, nothing: the caller exits 128+N. */
+		if ((pfd[1].revents & POLLIN) != 0 &&
+		    (sig = lmdb_wait_signal()) != 0) {
+			(void)pthread_mutex_lock(&w.m);
+			done = w.done;
+			(void)pthread_mutex_unlock(&w.m);
+			if (!done)
+				break;
+			/* Done after all: pending again, it acts later. */
+			(void)raise(sig);
+			sig = 0;
+		}
 	}
 	if (sig != 0) {
 		/* The worker may hold the lock: leave it for good. */

@@ -185,6 +185,32 @@ lmdb_wait_signal(void)
 	return (int)si.ssi_signo;
 }
 
+/* What lmdb_wait_call returns once the wait is over. */
+static int
+lmdb_wait_result(struct store_lmdb *sl, int sig, struct cb_err *err)
+{
+	char	d[32];
+
+	if (sig != 0) {
+		err_set(err, "state '%s': %s while waiting for it", sl->s.path,
+		    strsignal(sig));
+		errno = EINTR;
+		return -1;
+	}
+	if (w.lost) {
+		format_duration(sl->lock_timeout_ms, d, sizeof d);
+		err_set(err, "state '%s' stayed locked by another process "
+		    "for lock_timeout (%s)", sl->s.path, d);
+		errno = ETIMEDOUT;
+		return -1;
+	}
+	if (w.rc == -1 && err != NULL) {
+		*err = w.err;
+		errno = EIO;
+	}
+	return w.rc;
+}
+
 int
 lmdb_wait_call(struct store_lmdb *sl, lmdb_wait_fn fn, void *arg,
     struct cb_err *err)
@@ -194,7 +220,7 @@ lmdb_wait_call(struct store_lmdb *sl, lmdb_wait_fn fn, void *arg,
 	uint64_t	n;
 	int64_t		now, left;
 	char		d[32];
-	int		done, sig = 0, rc;
+	int		done, sig = 0;
 
 	if (w.lost) {
 		format_duration(sl->lock_timeout_ms, d, sizeof d);
@@ -268,25 +294,7 @@ lmdb_wait_call(struct store_lmdb *sl, lmdb_wait_fn fn, void *arg,
 			sl->on_signal(sig);
 	}
 	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (sig != 0) {
-		err_set(err, "state '%s': %s while waiting for it", sl->s.path,
-		    strsignal(sig));
-		errno = EINTR;
-		return -1;
-	}
-	if (w.lost) {
-		format_duration(sl->lock_timeout_ms, d, sizeof d);
-		err_set(err, "state '%s' stayed locked by another process "
-		    "for lock_timeout (%s)", sl->s.path, d);
-		errno = ETIMEDOUT;
-		return -1;
-	}
-	rc = w.rc;
-	if (rc == -1 && err != NULL) {
-		*err = w.err;
-		errno = EIO;
-	}
-	return rc;
+	return lmdb_wait_result(sl, sig, err);
 }
 
 int

@@ -259,16 +259,35 @@ slot_remove(struct cb_slot *slots, uint16_t *n, unsigned i)
 	(*n)--;
 }
 
+/*
+ * A slot reclaimed because its lease passed may leave its job's group
+ * running: list it for the caller (SPEC 2b).  Returns 0 when the list is
+ * full: the slot is then kept for a later step.
+ */
+static int
+reap_note(const struct cb_slot *s, const struct cb_env *env,
+    struct cb_effects *fx)
+{
+	if (s->pgid == 0 || s->lease_until_ms > env->now_ms || fx == NULL)
+		return 1;
+	if (fx->nreaped >= BREAKER_MAX_REAPED)
+		return 0;
+	fx->reaped[fx->nreaped++] = *s;
+	return 1;
+}
+
 /* A run slot whose holder died or whose lease passed: no failure. */
 static int
-running_reclaim(struct cb_record *r, const struct cb_env *env)
+running_reclaim(struct cb_record *r, const struct cb_env *env,
+    struct cb_effects *fx)
 {
 	char		buf[64];
 	unsigned	i;
 	int		changed = 0;
 
 	for (i = 0; i < r->nrunning; ) {
-		if (slot_lost(&r->running[i], env, buf, sizeof buf) != NULL) {
+		if (slot_lost(&r->running[i], env, buf, sizeof buf) != NULL &&
+		    reap_note(&r->running[i], env, fx)) {
 			slot_remove(r->running, &r->nrunning, i);
 			changed = 1;
 		} else
@@ -349,6 +368,7 @@ admit_half_open(struct cb_record *r, const struct cb_policy *p,
 	for (i = 0; i < r->nslots; i++) {
 		lost = slot_lost(&r->slots[i], env, buf, sizeof buf);
 		if (lost != NULL) {
+			(void)reap_note(&r->slots[i], env, fx);
 			reopen(r, p, env, lost, fx);
 			refuse(r, env, t);
 			return 1;
@@ -380,7 +400,7 @@ breaker_admit(struct cb_record *r, const struct cb_policy *p,
 	if (me.lease_ms <= 0 && me.lease_until_ms > env->now_ms)
 		me.lease_ms = me.lease_until_ms - env->now_ms;
 	changed |= leases_cap(r, env->now_ms);
-	changed |= running_reclaim(r, env);
+	changed |= running_reclaim(r, env, fx);
 
 	if (r->state == STATE_OPEN && admit_open(r, env, t, fx))
 		return 1;

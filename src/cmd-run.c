@@ -42,6 +42,7 @@ struct run_step {
 	int			 interrupted;	/* the last run was */
 	int			 left_open;	/* ... and left it open */
 	int64_t			 wait_ms;	/* --wait for a run slot */
+	const struct spawn_opts	*so;		/* the job */
 };
 
 /* Who we are, read only when a probe or run slot is at stake. */
@@ -59,7 +60,28 @@ fill_self(struct cmd_call *c)
 	clock_host_name(st->c.self.host, sizeof st->c.self.host);
 	st->c.self.token = clock_random();
 	st->c.self.lease_until_ms = st->c.env.now_ms + st->lease_ms;
+	/* SPEC 2: a probe command may run under the slot first. */
+	if (st->c.rec.state != STATE_CLOSED && st->c.p->probe != NULL)
+		st->c.self.lease_until_ms += st->c.p->probe_timeout_ms;
 	st->have_self = 1;
+}
+
+/*
+ * The job's process group, for the slot the call is admitted with (SPEC
+ * 2b): the job is forked ahead, to wait until spawn_run_held starts it.
+ * None with --foreground, or when the fork fails (spawn_run_held forks
+ * again then, and says why it cannot).
+ */
+static pid_t
+job_group(struct cmd_call *c)
+{
+	struct run_step	*st = (struct run_step *)c;
+	struct cb_err	 err;
+	pid_t		 pid;
+
+	if (st->so->foreground || (pid = spawn_hold(st->so, &err)) == -1)
+		return 0;
+	return pid;
 }
 
 void
@@ -382,7 +404,7 @@ again:
 			    (unsigned long long)st->c.ticket.epoch);
 	}
 
-	if (spawn_run(so, &res, &err) == -1) {
+	if (spawn_run_held(so, &res, &err) == -1) {
 		cmd_warnx("%s", err.msg);
 		*status = EXIT_CBEXEC;
 		return -1;
@@ -526,6 +548,8 @@ run_guarded(struct cb_ctx *ctx, const char *name, char **argv,
 	 * a memset would touch every page of its 31 KB record for nothing. */
 	st.c.ctx = ctx;
 	st.c.fill_self = fill_self;
+	st.c.job_group = job_group;
+	st.so = &so;
 	st.c.name = name;
 	st.c.p = &p;
 	st.wait_ms = ro->wait_ms;
@@ -572,6 +596,8 @@ run_attempts(struct run_step *st, const struct cb_policy *p,
 
 	for (n = 0;; n++) {
 		rv = attempt(st, so, &guarded, &status);
+		/* A job forked ahead that did not run. */
+		spawn_drop();
 		/* skip hides a refusal, never a failure that ran (SPEC 6.4). */
 		if (rv == 1 && ran != -1 && skipped(st))
 			return ran;

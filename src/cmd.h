@@ -62,6 +62,10 @@ struct cb_ctx {
 	struct store		*store;
 	int			 have_boot_id;
 	uint8_t			 boot_id[16];
+	int			 have_pidns;
+	uint64_t		 pidns;		/* clock_pidns() */
+	int			 have_host;
+	char			 host[RECORD_HOST_MAX];
 	/* The signal mask cbexec started with, for the children it starts
 	 * while it blocks signals itself (run; see spawn_block). */
 	int			 have_mask;
@@ -250,6 +254,10 @@ int	cmd_call_policy(struct cb_ctx *, const char *what, const char *name,
 void		 cmd_env(struct cb_ctx *, struct cb_env *);
 /* This boot's id (clock_boot_id), read once. */
 const uint8_t	*cmd_boot_id(struct cb_ctx *);
+/* This process's PID namespace (clock_pidns), read once. */
+uint64_t	 cmd_pidns(struct cb_ctx *);
+/* This host's name (clock_host_name), read once. */
+const char	*cmd_host(struct cb_ctx *);
 /* Release what the context holds: the store (if main has not closed it
  * before cmd_hooks_wait), the config and its problems, the state path. */
 void		 ctx_free(struct cb_ctx *);
@@ -295,12 +303,29 @@ int	cmd_decode(struct cb_ctx *, const char *name, const uint8_t *,
 	    size_t, struct cb_record *, struct cb_err *);
 
 /*
- * Is the holder of probe slot s alive (arg: the struct cb_ctx)?  One from
- * another boot of a local state file is dead; within this boot the pid
- * must still exist with the start time it had.  In a multi-host store
- * another boot is most likely another host: unknown, its lease decides.
+ * Is the holder of probe or run slot s alive (arg: the struct cb_ctx)?
+ * One from another boot of a local state file is dead; in a multi-host
+ * store another boot is most likely another host: unknown, its lease
+ * decides, as for a slot taken in another PID namespace (a container on
+ * this kernel) or, for a slot that does not say its namespace, on a host
+ * of another name.  Within this boot and namespace the holder is alive
+ * while its pid exists with the start time it had, or while the job's
+ * process group (s->pgid) has a member and every member /proc shows
+ * started no earlier than the holder (SPEC 2b); a pid that exists with
+ * another start time is dead, whoever owns it.  Unknown when neither can
+ * be seen (hidepid).
  */
 enum cb_liveness	call_holder_alive(const struct cb_slot *, void *);
+
+/*
+ * After a committed update: SIGKILL the process group of every slot the
+ * step reclaimed because its lease had passed (fx->reaped) while its
+ * holder is gone, when the group can be proven to be the job's (same boot
+ * and namespace, members all started no earlier than the holder), and say
+ * so unless -q.  SPEC 2b: no job outlives its timeout and its guardian by
+ * more than one call.  cmd_transitions calls it.
+ */
+void	cmd_reap(struct cb_ctx *, const char *name, const struct cb_effects *);
 
 /*
  * One guarded call on its way through the breaker.  run, acquire and
@@ -319,6 +344,11 @@ struct cmd_call {
 	/* Fills self, called only when a probe slot is at stake; NULL when
 	 * the caller filled self already. */
 	void			(*fill_self)(struct cmd_call *);
+	/* Called by cmd_admit_cb when the call was admitted with a probe or
+	 * run slot: the job's process group, to record in the slot from the
+	 * start (run forks the job ahead, held until it is let go: spawn_hold),
+	 * or 0; NULL: none. */
+	pid_t			(*job_group)(struct cmd_call *);
 	struct cb_ticket	 ticket;
 	/* Set while a --wait goes on: a busy refusal is then not counted
 	 * (only the last one is, when the wait is over). */
@@ -337,9 +367,10 @@ int	cmd_record_cb(const uint8_t *, size_t, struct cb_buf *, void *,
 /* ---- hook.c ---- */
 
 /*
- * Log the transitions a step made and start their on_transition hooks
- * (SPEC section 5).  The hooks run in the background, alongside what the
- * command does next; cmd_hooks_wait() (called by main before exit)
+ * Kill the groups a committed step reclaimed (cmd_reap), log the
+ * transitions it made and start their on_transition hooks (SPEC section
+ * 5).  The hooks run in the background, alongside what the command does
+ * next; cmd_hooks_wait() (called by main before exit)
  * finishes them, killing each hook's process group five seconds after it
  * started at the latest.
  */

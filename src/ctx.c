@@ -529,6 +529,26 @@ cmd_boot_id(struct cb_ctx *ctx)
 	return ctx->boot_id;
 }
 
+uint64_t
+cmd_pidns(struct cb_ctx *ctx)
+{
+	if (!ctx->have_pidns) {
+		ctx->pidns = clock_pidns();
+		ctx->have_pidns = 1;
+	}
+	return ctx->pidns;
+}
+
+const char *
+cmd_host(struct cb_ctx *ctx)
+{
+	if (!ctx->have_host) {
+		clock_host_name(ctx->host, sizeof ctx->host);
+		ctx->have_host = 1;
+	}
+	return ctx->host;
+}
+
 void
 cmd_env(struct cb_ctx *ctx, struct cb_env *env)
 {

@@ -173,6 +173,7 @@ cmd_transitions(struct cb_ctx *ctx, const char *name,
 	int				 i;
 	enum cb_log			 log;
 
+	cmd_reap(ctx, name, fx);
 	log = ctx->cfg_loaded ? ctx->cfg.log : CB_LOG_SYSLOG;
 	/* -q asked for no chatter on stderr: it gets none from a fallback. */
 	if (log == CB_LOG_SYSLOG && fx->ntrans > 0 && !syslog_usable(ctx))

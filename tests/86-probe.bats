@@ -330,3 +330,18 @@ args:a b c"
 	[ -e job ] || fail "the job did not run as the probe"
 	[ ! -e "$T/log" ] || fail "the probe ran"
 }
+
+@test "a probe that passes within probe_timeout closes the breaker, though it outlasts the run's own lease" {
+	# The probe lease is the run's timeout + kill-after + 5s plus
+	# probe_timeout (SPEC 2).  cbexec's wall clock runs 20 times as fast
+	# as the probe's (faketime): a 0.5s probe lasts 10s and more to the
+	# lease, past the 1s + 1s + 5s of the run alone, well within 5m.
+	probe_conf 'probe_timeout = "5m";'
+	probe_script 'exec env -u LD_PRELOAD sleep 0.5'
+	open_x
+	run -0 --separate-stderr cb_at '+11s x20' run x -t 1s -k 1s -- touch ran
+	[[ $stderr != *outlived* ]] || fail "stderr: $stderr"
+	[ -e ran ]
+	assert_equal "$(json x '[.state, .successes, .failures] | map(tostring) | join(" ")')" \
+	    'closed 2 1'
+}

@@ -119,6 +119,7 @@ IO	= clock config config-layer conftext statefile store-lmdb \
 	  cmd-help cmd-acquire cmd-release cmd-config cbexec
 # The one escaper of text from the state (SPEC 5).
 PURE	+= esc
+IO	+= keys
 # The bulkhead's refusal line and --wait (SPEC 2b).
 IO	+= busy
 # The Redis store's URL parser (pure) and deadline-bound name lookup; its

@@ -12,6 +12,7 @@
 
 #include "breaker.h"
 #include "cmd.h"
+#include "esc.h"
 #include "name.h"
 #include "record.h"
 
@@ -161,9 +162,9 @@ admin_targets(struct cb_ctx *ctx, struct store *store,
 	struct targets_walk	 w;
 	struct cb_err		 err;
 	size_t			 cap = 0, i, j;
+	unsigned long		 bad = 0;
 	int			 k, globs = 0, rc = 0;
 
-	(void)ctx;
 	memset(t, 0, sizeof *t);
 	for (k = 0; k < a->nnames; k++) {
 		if (admin_is_glob(a->names[k]))
@@ -177,11 +178,14 @@ admin_targets(struct cb_ctx *ctx, struct store *store,
 		w.t = t;
 		w.cap = &cap;
 		w.hit = xcalloc((size_t)a->nnames, sizeof *w.hit);
-		if (store_each(store, targets_cb, &w, &err) == -1) {
+		if (cmd_each(ctx, store, a->names, a->nnames, targets_cb, &w,
+		    &bad, &err) == -1) {
 			cmd_warnx("%s", err.msg);
 			free(w.hit);
 			return -1;
 		}
+		if (bad > 0)
+			rc = 1;		/* named by cmd_each */
 		for (k = 0; k < a->nnames; k++) {
 			if (admin_is_glob(a->names[k]) && !w.hit[k]) {
 				cmd_warnx("no breaker matches '%s'",
@@ -221,7 +225,7 @@ void
 admin_done(struct cb_ctx *ctx, const struct admin_target *t)
 {
 	if (!t->exact && !ctx->quiet)
-		printf("%s\n", t->name);
+		printf("%s\n", esc(t->name));	/* a NAME (keys.c) */
 }
 
 static void

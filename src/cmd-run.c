@@ -26,6 +26,7 @@
 #include "classify.h"
 #include "clock.h"
 #include "cmd.h"
+#include "esc.h"
 #include "hint.h"
 #include "name.h"
 #include "probe.h"
@@ -73,11 +74,11 @@ run_refusal(struct cb_ctx *ctx, const char *name, const struct cb_ticket *t)
 		return;
 	if (t->state == STATE_OPEN) {
 		cmd_format_wait(t->retry_in_ms, retry, sizeof retry);
-		cmd_warnx("%s: circuit open, retry in %s (%s)", name, retry,
-		    t->why);
+		cmd_warnx("%s: circuit open, retry in %s (%s)", esc(name),
+		    retry, esc(t->why));
 	} else
-		cmd_warnx("%s: circuit half-open, %s, retry later", name,
-		    t->why);
+		cmd_warnx("%s: circuit half-open, %s, retry later", esc(name),
+		    esc(t->why));
 }
 
 /* Does the refusal in st's ticket exit 0 silently (on_open or on_busy)? */

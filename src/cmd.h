@@ -239,6 +239,21 @@ const char	*cmd_user(void);
  */
 void	cmd_evictions(struct cb_ctx *);
 
+/* ---- keys.c ---- */
+
+/*
+ * store_each and store_prune for the commands: fn sees only keys that are
+ * valid NAMEs.  Every other key that the listing would show (npats 0: all;
+ * else one of pats, NAMEs or GLOBs, matches it by fnmatch) is named on
+ * stderr, escaped ("key '\x1b[2J' in state '...': not a breaker name;
+ * skipped"), once, and counted in *bad; the caller then exits 1 (SPEC
+ * section 5).  Return and err as store_each and store_prune.
+ */
+int	cmd_each(struct cb_ctx *, struct store *, char **pats, int npats,
+	    store_each_fn, void *, unsigned long *bad, struct cb_err *);
+int	cmd_prune(struct cb_ctx *, struct store *, store_prune_fn, void *,
+	    struct cb_buf *removed, unsigned long *bad, struct cb_err *);
+
 /* ---- call.c ---- */
 
 /*

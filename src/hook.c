@@ -19,6 +19,7 @@
 
 #include "breaker.h"
 #include "cmd.h"
+#include "esc.h"
 #include "record.h"
 #include "spawn.h"
 
@@ -92,6 +93,9 @@ run_hook(struct cb_ctx *ctx, const char *name, const struct cb_transition *t)
 		memmove(&hooks[0], &hooks[1], (HOOK_MAX - 1) * sizeof hooks[0]);
 		nhooks--;
 	}
+	/* The hook gets the bytes as they are: data for a program, not for
+	 * a terminal (esc.h is for people).  A hook that prints them must
+	 * escape them itself. */
 	xasprintf(&env[0], "CBEXEC_NAME=%s", name);
 	xasprintf(&env[1], "CBEXEC_FROM=%s", record_state_name(t->from));
 	xasprintf(&env[2], "CBEXEC_TO=%s", record_state_name(t->to));
@@ -174,14 +178,14 @@ cmd_transitions(struct cb_ctx *ctx, const char *name,
 		if (log == CB_LOG_SYSLOG) {
 			openlog("cbexec", LOG_PID, LOG_USER);
 			syslog(t->to == STATE_OPEN ? LOG_WARNING : LOG_NOTICE,
-			    "%s: %s -> %s (%s)", name,
+			    "%s: %s -> %s (%s)", esc(name),
 			    record_state_name(t->from),
-			    record_state_name(t->to), t->reason);
+			    record_state_name(t->to), esc(t->reason));
 		}
 		if (log == CB_LOG_STDERR || ctx->verbose)
-			cmd_warnx("%s: %s -> %s (%s)", name,
+			cmd_warnx("%s: %s -> %s (%s)", esc(name),
 			    record_state_name(t->from),
-			    record_state_name(t->to), t->reason);
+			    record_state_name(t->to), esc(t->reason));
 		if (ctx->cfg_loaded && ctx->cfg.on_transition != NULL)
 			run_hook(ctx, name, t);
 	}

@@ -8,13 +8,102 @@
  * that a record that decodes encodes back to the same bytes.  Counts and
  * text lengths past their bounds are errors at once; values out of range
  * are noted in the reader and reported once the record is read, after a
- * short read, so that a truncated record is always RECORD_ETRUNC.
+ * short read, so that a truncated record is always RECORD_ETRUNC.  The
+ * bounded reader every version is read through is here too.
  */
 #include <stdint.h>
 #include <string.h>
 
 #include "record.h"
 #include "record-int.h"
+
+/* The bounded reader (record-int.h), which record-decode.c uses too. */
+
+int
+take_text(const uint8_t *p, size_t n, char *dst, size_t max)
+{
+	if (p == NULL)
+		return 0;	/* short read: reported by the caller */
+	if (n >= max || memchr(p, '\0', n) != NULL)
+		return -1;
+	memcpy(dst, p, n);
+	dst[n] = '\0';
+	return 0;
+}
+
+const uint8_t *
+take(struct reader *rd, size_t n)
+{
+	const uint8_t	*p;
+
+	if (rd->short_read || rd->left < n) {
+		rd->short_read = 1;
+		return NULL;
+	}
+	p = rd->p;
+	rd->p += n;
+	rd->left -= n;
+	return p;
+}
+
+uint8_t
+take_u8(struct reader *rd)
+{
+	const uint8_t	*p = take(rd, 1);
+
+	return p == NULL ? 0 : p[0];
+}
+
+uint16_t
+take_u16(struct reader *rd)
+{
+	const uint8_t	*p = take(rd, 2);
+
+	return p == NULL ? 0 : get_u16(p);
+}
+
+uint32_t
+take_u32(struct reader *rd)
+{
+	const uint8_t	*p = take(rd, 4);
+
+	return p == NULL ? 0 : get_u32(p);
+}
+
+uint64_t
+take_u64(struct reader *rd)
+{
+	const uint8_t	*p = take(rd, 8);
+
+	return p == NULL ? 0 : get_u64(p);
+}
+
+int64_t
+take_i64(struct reader *rd)
+{
+	return (int64_t)take_u64(rd);
+}
+
+double
+take_f64(struct reader *rd)
+{
+	uint64_t	u = take_u64(rd);
+	double		d;
+
+	memcpy(&d, &u, sizeof d);
+	return d;
+}
+
+/* A flag: 0 or 1, so that a record has one spelling. */
+uint8_t
+take_flag(struct reader *rd)
+{
+	uint8_t	v = take_u8(rd);
+
+	if (v > 1)
+		rd->bad_flag = 1;
+	return v;
+}
 
 /* Note the first value that is out of range or misspelt. */
 static void

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * record-int.h: what record-decode.c and record-decode4.c, the two halves
- * of the decoder, share: the bounded reader and the range checks.  Not for
- * other callers; record.h is the interface.
+ * of the decoder, share: the bounded reader (defined in record-decode4.c,
+ * so that the two call one way only) and the time bound.  Not for other
+ * callers; record.h is the interface.
  */
 #ifndef CBEXEC_RECORD_INT_H
 #define CBEXEC_RECORD_INT_H

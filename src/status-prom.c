@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "breaker.h"
+#include "esc.h"
 #include "out.h"
 #include "record.h"
 #include "status.h"
@@ -34,14 +35,17 @@ struct status_prow {
 };
 
 /*
- * A label value in the exposition format: \ " and newline escaped.  Done
- * once per breaker: its name appears in 20 samples.
+ * A label value in the exposition format: escaped for people first
+ * (esc.h: no control byte, valid UTF-8 as the format demands), then \ "
+ * and newline as the format escapes them.  Done once per breaker: its
+ * name appears in 20 samples.
  */
 static char *
 prom_label(const char *s)
 {
 	char	*e, *p;
 
+	s = esc(s);
 	p = e = xmalloc(2 * strlen(s) + 1);
 	for (; *s != '\0'; s++) {
 		if (*s == '\\' || *s == '"' || *s == '\n') {

@@ -258,6 +258,10 @@ exit 0"
 	assert_line --partial 'Runs: xP+  (last 3, newest last)'
 	assert_line --partial 'PF probe command passed/failed'
 	assert_line --regexp 'half-open -> closed +1 probe command succeeded$'
+	# The same letters in UTF-8: U+2714 and U+2718 read as a run's marks.
+	LC_ALL=C.UTF-8 run -0 cb status x
+	assert_line --partial 'Runs: ✗P✓  (last 3, newest last)'
+	assert_line --partial '✓ success  ✗ failure  ⏱ timeout  · ignored/interrupted/stale  PF probe command passed/failed'
 }
 
 @test "config show prints the probe and probe_timeout with their origin" {

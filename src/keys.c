@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * keys.c: the store's walks as every command sees them.  A key of the
  * state that is not a valid NAME (a record planted by whoever may write

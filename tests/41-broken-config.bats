@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 41-broken-config: a config file that cannot be used never stops a job and
 # never weakens a guard (SPEC section 4, issue 18.6).  Each breaker runs,
 # guarded and recorded, under the policy it last ran under with the command

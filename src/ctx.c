@@ -22,6 +22,7 @@
 #include "clock.h"
 #include "cmd.h"
 #include "record.h"
+#include "redis-url.h"
 
 int
 ctx_config_load(struct cb_ctx *ctx, struct cb_err *err)
@@ -230,6 +231,7 @@ state_fallback(struct cb_err *err)
 static char *
 state_resolve(struct cb_ctx *ctx, int local_only, struct cb_err *err)
 {
+	struct cb_err	 e;
 	const char	*c[3];
 	char		*s;
 	int		 i;
@@ -242,6 +244,14 @@ state_resolve(struct cb_ctx *ctx, int local_only, struct cb_err *err)
 		if (c[i] == NULL || c[i][0] == '\0' ||
 		    (local_only && store_is_redis(c[i])))
 			continue;
+		/* A typo'd URL is no relative path (the file's own
+		 * `state` was checked with the file). */
+		if (redis_state_kind(c[i]) == STATE_UNKNOWN) {
+			(void)redis_state_check(c[i], 0, &e);
+			err_set(err, "state from %s: %s", i == 0 ? "-s" :
+			    i == 1 ? "$CBEXEC_STATE" : "the config", e.msg);
+			return NULL;
+		}
 		return xstrdup(c[i]);
 	}
 	if (geteuid() == 0 || state_shared())

@@ -379,6 +379,10 @@ ctx_open_redis(struct cb_ctx *ctx, const char *url, struct cb_err *err)
 	ropts.password = getenv("CBEXEC_REDIS_PASSWORD");
 	if (ropts.password != NULL && ropts.password[0] == '\0')
 		ropts.password = NULL;
+	ropts.sentinel_password = getenv("CBEXEC_SENTINEL_PASSWORD");
+	if (ropts.sentinel_password != NULL &&
+	    ropts.sentinel_password[0] == '\0')
+		ropts.sentinel_password = NULL;
 	ropts.max_records = (uint64_t)ctx->cfg.max_breakers;
 	ropts.rank = rank_record;
 	return store_redis_open(&ropts, err);

@@ -88,7 +88,7 @@ spawn_child_null(int to, int flags)
 
 /* What hooks and probe commands must never see (SPEC section 5). */
 static const char *const spawn_secrets[] = {
-	"CBEXEC_REDIS_PASSWORD", NULL
+	"CBEXEC_REDIS_PASSWORD", "CBEXEC_SENTINEL_PASSWORD", NULL
 };
 
 /* Remove the secrets from the environment.  Returns 0 or -1 (errno set). */

@@ -26,12 +26,6 @@ need_root() {
 	[ "$(id -u)" = 0 ] || skip "needs root (unshare, setpriv)"
 }
 
-# group_alive PGID: process group PGID has a member that is no zombie.
-group_alive() {
-	ps -e -o pgid=,stat= |
-	    awk -v g="$1" '$1 == g && $2 !~ /^Z/ { f = 1 } END { exit !f }'
-}
-
 # orphan NAME [RUN-OPTIONS...]: a run of NAME in the background whose job
 # leaves a sleep behind in its group; then SIGKILL that cbexec (as the OOM
 # killer would).  The sleep's pid goes to orphan.pid, the job's group to

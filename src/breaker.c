@@ -103,6 +103,7 @@ transition_by(struct cb_record *r, const struct cb_env *env,
 	}
 	remember(r, env, to, reason, user);
 	r->manual = 0;	/* breaker_trip and breaker_reset set it */
+	r->manual_on_open = MANUAL_ON_OPEN_NONE;	/* ... and its own */
 	r->state = to;
 	r->epoch++;
 	r->changed_at_ms = env->now_ms;
@@ -242,6 +243,8 @@ refuse(struct cb_record *r, const struct cb_env *env, struct cb_ticket *t)
 		    r->open_until_ms - env->now_ms : 0;
 	else
 		t->retry_in_ms = -1;
+	t->manual_on_open = r->state == STATE_OPEN && r->manual ?
+	    r->manual_on_open : MANUAL_ON_OPEN_NONE;
 	snprintf(t->why, sizeof t->why, "%s", r->reason);
 	r->rejected++;
 	if (r->refused_since_run < UINT32_MAX)
@@ -677,12 +680,33 @@ breaker_trip(struct cb_record *r, const struct cb_policy *p,
     const struct cb_env *env, int64_t for_ms, const char *reason,
     const char *user, struct cb_effects *fx)
 {
+	int64_t	until = 0;
+	uint8_t	on_open = MANUAL_ON_OPEN_NONE;
+
 	r->last_used_ms = env->now_ms;
+	if (r->state == STATE_OPEN) {
+		until = r->open_until_ms;
+		if (r->manual)
+			on_open = r->manual_on_open;
+	}
 	if (for_ms > 0)
 		open_for(r, p, env, for_ms, 0, reason, user, fx);
-	else
+	else {
 		open_for(r, p, env, cooldown(r, p), 1, reason, user, fx);
+		/* SPEC 1: never shorter than the window already open. */
+		if (until > r->open_until_ms)
+			r->open_until_ms = until;
+	}
 	r->manual = 1;
+	r->manual_on_open = on_open;
+}
+
+void
+breaker_trip_on_open(struct cb_record *r, int on_open)
+{
+	if (r->state == STATE_OPEN && r->manual &&
+	    (on_open == MANUAL_ON_OPEN_FAIL || on_open == MANUAL_ON_OPEN_SKIP))
+		r->manual_on_open = (uint8_t)on_open;
 }
 
 void

@@ -48,6 +48,7 @@ main(void)
 {
 	test_policy();
 	test_record();
+	test_record4();
 	test_breaker();
 	test_classify();
 	test_token();

@@ -198,12 +198,16 @@ local_json() {
 	WAIT_S=10 wait_for on a check api
 	# The command outlives cbexec and ends when teardown releases it.
 	CBEXEC_STATE=$T/a.mdb "$CBEXEC" -s "$URL" run api -- sh -c \
-	    'while [ ! -e "$0/release" ]; do sleep 0.02; done' "$T" 3>&- &
+	    'echo $$ >"$0/job"; while [ ! -e "$0/release" ]; do sleep 0.02; done' \
+	    "$T" 3>&- &
 	pid=$!
 	echo "$pid" >"$T/holder.pid"
 	WAIT_S=10 wait_for eval '[ "$(fleet api ".probes | length")" = 1 ]'
+	WAIT_S=10 wait_for test -s "$T/job"
 	kill -9 "$pid"
 	wait "$pid" 2>/dev/null || true
+	# The job's group holds the slot until its last member is gone.
+	group_gone "$(cat "$T/job")"
 	run -75 on b run api -- true
 	[ "$(fleet api .reason)" = "probe slot lost: holder pid $pid died" ]
 }
@@ -623,13 +627,16 @@ time.sleep(60)' "$ns" >"$T/dns.out" 3>&- &
 @test "a run slot whose holder was SIGKILLed is freed through the fleet, silently" {
 	redis_start
 	CBEXEC_STATE=$T/a.mdb "$CBEXEC" -s "$URL" run job -o max_concurrent=1 -- sh -c \
-	    'while [ ! -e "$0/release" ]; do sleep 0.02; done' "$T" 3>&- &
+	    'echo $$ >"$0/job"; while [ ! -e "$0/release" ]; do sleep 0.02; done' \
+	    "$T" 3>&- &
 	pid=$!
 	echo "$pid" >"$T/holder.pid"
 	WAIT_S=10 wait_for eval '[ "$(fleet job ".running | length")" = 1 ]'
+	WAIT_S=10 wait_for test -s "$T/job"
 	run -75 on b run job -o max_concurrent=1 -- true
 	kill -9 "$pid"
 	wait "$pid" 2>/dev/null || true
+	group_gone "$(cat "$T/job")"
 	run -0 --separate-stderr on b run job -o max_concurrent=1 -- true
 	assert_equal "$stderr" ''
 	[ "$(fleet job '[.state, .calls, .busy, .failures, (.running | length)] | map(tostring) | join(" ")')" = "closed 1 1 0 0" ]
@@ -763,4 +770,36 @@ cbexec: key '\\xff\\xfe' in state '$URL': not a breaker name; skipped"
 	assert_output good
 	run -0 "${RCLI[@]}" EXISTS $'cbexec:\xff\xfe'
 	assert_output 1
+}
+
+@test "pods on one kernel (one boot id, two PID namespaces) never take each other's live run slots" {
+	[ "$(id -u)" = 0 ] || skip "needs root (unshare)"
+	redis_start
+	local pod job='echo $$ >"$0/job"; while [ ! -e "$0/release" ]; do sleep 0.02; done'
+	# pod-a runs in this PID namespace, pod-b in one of its own (its
+	# cbexec is pid 1 there): each holds the slot while the other asks.
+	for pod in a b; do
+		rm -f "$T/job" "$T/release"
+		if [ "$pod" = a ]; then
+			CBEXEC_STATE=$T/a.mdb "$CBEXEC" -s "$URL" run job \
+			    -o max_concurrent=1 -- sh -c "$job" "$T" 3>&- &
+		else
+			CBEXEC_STATE=$T/b.mdb unshare -p -f --mount-proc \
+			    "$CBEXEC" -s "$URL" run job -o max_concurrent=1 -- \
+			    sh -c "$job" "$T" 3>&- &
+		fi
+		echo "$!" >"$T/holder.pid"
+		WAIT_S=10 wait_for test -s "$T/job"
+		if [ "$pod" = a ]; then
+			run -75 env CBEXEC_STATE="$T/b.mdb" unshare -p -f \
+			    --mount-proc "$CBEXEC" -s "$URL" run job \
+			    -o max_concurrent=1 -- true
+		else
+			run -75 on a run job -o max_concurrent=1 -- true
+			assert_output --partial 'busy, 1 of 1 running (pid 1 since'
+		fi
+		touch "$T/release"
+		wait "$(cat "$T/holder.pid")"
+	done
+	[ "$(fleet job '[.calls, .busy, .failures, (.running | length)] | map(tostring) | join(" ")')" = "2 2 0 0" ]
 }

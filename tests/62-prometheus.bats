@@ -41,7 +41,7 @@ promtool_ok() {
 	prom
 	promtool_ok m.prom
 	run -0 grep -c '^# TYPE ' m.prom
-	assert_output 11
+	assert_output 13
 	run -1 grep -v '^#' m.prom
 }
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "cmd.h"
 #include "esc.h"
 
@@ -340,6 +341,23 @@ cmd_user(void)
 	else
 		snprintf(buf, sizeof buf, "uid %u", (unsigned)getuid());
 	return buf;
+}
+
+const struct cb_runby *
+cmd_run_by(struct cb_ctx *ctx)
+{
+	struct cb_runby	*by = &ctx->run_by;
+
+	if (!ctx->run_by_wanted)
+		return NULL;
+	if (!ctx->run_by_done) {
+		snprintf(by->user, sizeof by->user, "%s", cmd_user());
+		clock_host_name(by->host, sizeof by->host);
+		ctx->run_by_done = 1;
+	}
+	snprintf(by->argv0, sizeof by->argv0, "%s",
+	    ctx->run_argv0 != NULL ? ctx->run_argv0 : "");
+	return by;
 }
 
 void

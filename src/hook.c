@@ -165,6 +165,20 @@ syslog_usable(struct cb_ctx *ctx)
 	return usable;
 }
 
+/* " [user@host: command]": who made the call whose transitions are
+ * logged (SPEC 7), escaped; "" when no run is being made. */
+static void
+run_by_suffix(struct cb_ctx *ctx, char *buf, size_t len)
+{
+	const struct cb_runby	*by;
+
+	buf[0] = '\0';
+	if ((by = cmd_run_by(ctx)) == NULL)
+		return;
+	snprintf(buf, len, " [%s@%s%s%s]", esc(by->user), esc(by->host),
+	    by->argv0[0] != '\0' ? ": " : "", esc(by->argv0));
+}
+
 void
 cmd_transitions(struct cb_ctx *ctx, const char *name,
     const struct cb_effects *fx)
@@ -172,25 +186,28 @@ cmd_transitions(struct cb_ctx *ctx, const char *name,
 	const struct cb_transition	*t;
 	int				 i;
 	enum cb_log			 log;
+	char				 by[512];
 
 	cmd_reap(ctx, name, fx);
 	log = ctx->cfg_loaded ? ctx->cfg.log : CB_LOG_SYSLOG;
 	/* -q asked for no chatter on stderr: it gets none from a fallback. */
 	if (log == CB_LOG_SYSLOG && fx->ntrans > 0 && !syslog_usable(ctx))
 		log = ctx->quiet ? CB_LOG_NONE : CB_LOG_STDERR;
+	if (fx->ntrans > 0)
+		run_by_suffix(ctx, by, sizeof by);
 	for (i = 0; i < fx->ntrans; i++) {
 		t = &fx->trans[i];
 		if (log == CB_LOG_SYSLOG) {
 			openlog("cbexec", LOG_PID, LOG_USER);
 			syslog(t->to == STATE_OPEN ? LOG_WARNING : LOG_NOTICE,
-			    "%s: %s -> %s (%s)", esc(name),
+			    "%s: %s -> %s (%s)%s", esc(name),
 			    record_state_name(t->from),
-			    record_state_name(t->to), esc(t->reason));
+			    record_state_name(t->to), esc(t->reason), by);
 		}
 		if (log == CB_LOG_STDERR || ctx->verbose)
-			cmd_warnx("%s: %s -> %s (%s)", esc(name),
+			cmd_warnx("%s: %s -> %s (%s)%s", esc(name),
 			    record_state_name(t->from),
-			    record_state_name(t->to), esc(t->reason));
+			    record_state_name(t->to), esc(t->reason), by);
 		/* A broken file names nothing to run (SPEC section 4). */
 		if (ctx->cfg_loaded && !ctx->cfg_broken &&
 		    ctx->cfg.on_transition != NULL)

@@ -189,3 +189,15 @@ no_control() {
 	run -75 --separate-stderr cb run api -- true
 	[[ $stderr == *"(manual trip by $(id -un): a\\xc2\\x9b31mb)" ]]
 }
+
+@test "every message is escaped whole: an option or a state path with escapes" {
+	run -2 --separate-stderr cb status $'--a\e[2Jb'
+	no_control "$stderr"
+	assert_equal "${stderr_lines[0]}" \
+	    "cbexec: status: unknown option '--a\\x1b[2Jb'"
+	printf 'not lmdb\n' >"$T/"$'\e]0;x\a'".mdb"
+	run -1 --separate-stderr cb -s "$T/"$'\e]0;x\a'".mdb" status
+	no_control "$stderr"
+	assert_equal "${#stderr_lines[@]}" 1
+	[[ $stderr == *"$T/\\x1b]0;x\\x07.mdb"* ]]
+}

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # fish completion for cbexec(1).  Installed as
 # /etc/fish/completions/cbexec.fish (make install with PREFIX=/usr/local,
 # since fish looks in /usr/local/share only when XDG_DATA_DIRS says so) or

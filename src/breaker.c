@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * breaker.c: the circuit breaker state machine of SPEC section 2.  Every
  * function takes the record, the effective policy and an environment that

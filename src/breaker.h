@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * breaker.h: the circuit breaker state machine (SPEC section 2).  Pure: the
  * time, the random draw for jitter and the liveness of probe holders are
@@ -184,9 +185,14 @@ int64_t	breaker_last_used(const struct cb_record *);
 int	breaker_slot_live(const struct cb_slot *, const struct cb_env *);
 
 /*
- * The policy r last ran under (r->policy), laid over base (the config's
- * guess, for the keys a snapshot does not keep) into out.  Returns 1 when
- * r has a snapshot, 0 when out is base (r never ran under version 3).
+ * The policy r last ran under (r->policy), laid over base into out.
+ * Returns 2 when the snapshot is whole (record format 4): out is then the
+ * policy r ran under, every number, class and mode, with base's probe
+ * command (a record keeps only whether one was set: p->probe may be NULL
+ * where r->policy.probe_set is 1), retries and retry_delay (run options,
+ * not kept).  Returns 1 for a version 3 snapshot, whose trip, cool-down,
+ * probe count, timeout and max_concurrent are laid over base and the rest
+ * is base's; 0 when r never ran under version 3 or later and out is base.
  */
 int	breaker_policy(const struct cb_record *, const struct cb_policy *base,
 	    struct cb_policy *out);

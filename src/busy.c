@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * busy.c: what run and acquire share of the bulkhead (SPEC 2b) beyond the
  * breaker itself: the refusal line that names who holds the run slots,

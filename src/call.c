@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * call.c: the call protocol.  One guarded call goes through the breaker in
  * two store updates, whichever command drives it (run, or acquire and

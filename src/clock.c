@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * clock.c: the only reader of clocks and of the process facts probe leases
  * rest on.  Stored times are CLOCK_REALTIME milliseconds, deadlines

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * clock.h: the only reader of clocks and of the process facts that probe
  * leases rest on (process start times, the boot id).  Stored times are

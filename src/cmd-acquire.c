@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * cmd-acquire.c: `cbexec acquire NAME [--lease D] [--pid PID]`, the first
  * half of the two-step API of SPEC section 7b.  It admits a call exactly as

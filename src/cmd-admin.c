@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * cmd-admin.c: what reset, trip and forget share: their operands are
  * breaker names and GLOBs, all checked before anything is changed; the

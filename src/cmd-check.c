@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * cmd-check.c: `cbexec check NAME`: would a call be admitted now?  Exits 0
  * or open_exit_code, for ExecCondition= in systemd units and `if` in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * cmd-config.c: `cbexec config check` and `cbexec config show [NAME]`.
  * check reads the config file the way every command does and reports every

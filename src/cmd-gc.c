@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * cmd-gc.c: `cbexec gc [--idle D] [--dry-run]`: remove the closed breakers nobody has
  * used (run, check, acquire, release or an admin command) for D, default
@@ -8,7 +9,8 @@
  * does not understand, nor a key that is not a NAME (keys.c names it on
  * stderr).  Prints each removed name on stdout, one a line (nothing with
  * -q), and exits 0; 1 when the state cannot be used or holds such a key.
- * --dry-run prints the names gc would remove now and removes nothing.
+ * --dry-run prints "would remove NAME" for each breaker gc would remove
+ * now, and removes nothing.
  */
 #include <sys/stat.h>
 
@@ -59,7 +61,7 @@ gc_dry_cb(const char *name, size_t namelen, const uint8_t *data, size_t len,
 	struct gc_step	*st = arg;
 
 	if (gc_cb(name, namelen, data, len, arg, err) == 1 && !st->quiet)
-		printf("%s\n", esc_n(name, namelen));
+		printf("would remove %s\n", esc_n(name, namelen));
 	return 0;
 }
 

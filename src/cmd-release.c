@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * cmd-release.c: `cbexec release TOKEN success|failure|ignore`, the second
  * half of the two-step API (SPEC section 7b).  The token says which

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * cmd-run.c: `cbexec run NAME [options] [--] COMMAND [ARG...]`, the reason
  * cbexec exists.  One store update admits the call (or refuses it), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * cmd-trip.c: `cbexec trip NAME|GLOB... [--for D] [--reason TEXT]`: open
  * breakers by hand, for a maintenance window or a known outage.  A NAME

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * cmd.c: the command table and the helpers every command shares: the
  * "cbexec: " messages, the usage line, who is acting, how a wait reads,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * cmd.h: the command table and what every command shares.  Each command
  * lives in its own cmd-*.c and exports one struct cmd_entry; cmd.c lists

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * config-layer.c: the policy layers of the config file (SPEC section 4):
  * the `defaults` group and each `breakers` entry, read key by key with

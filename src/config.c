@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * config.c: finds the libconfig file (SPEC section 4), checks all of it and
  * turns it into plain data, so that a mistake anywhere in it, even in a

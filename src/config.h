@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * config.h: the libconfig file (SPEC section 4) turned into plain data.
  * config.c and config-layer.c are the only files that include libconfig.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * conftext.c: what the config file's text holds that libconfig 1.5 would
  * get wrong without a word.  It stores an integer literal that does not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * conftext.h: the integer literals of a libconfig 1.5 text (conftext.c),
  * so that a value libconfig would silently wrap is reported instead, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * ctx.c: the context of one invocation.  The config is loaded once; the
  * state path and the kind of store it names are decided once, by the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * hook.c: what a breaker's transitions set off (SPEC section 5): a log
  * line (syslog, or stderr where nothing listens on /dev/log) and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * name.c: breaker name validation, shared by every command that takes a
  * NAME.  Kept apart from cmd.c so that it stays pure and can be fuzzed.

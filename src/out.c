@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * out.c: the one output buffer of `status --json` and `--prometheus`, and
  * the hand-made writers over it: numbers, RFC 3339 times, JSON strings

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * out.h: fast formatted output for `status --json` and `--prometheus`.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * policy-type.c: each type of policy value (enum, integer, number,
  * duration, exit code list, preset, argv list) read from its spelling in

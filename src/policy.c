@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * policy.c: the per-breaker policy of SPEC section 3.  One table, keys[],
  * says each key once: its name, its type, where its value lives, its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * policy.h: the per-breaker policy (SPEC section 3), its built-in defaults,
  * presets, and the validation shared by the config file and the command

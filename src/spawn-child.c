@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * spawn-child.c: the child's side of spawn.c's fork, from the fork to the
  * exec: put back the caller's signal dispositions and mask, die with

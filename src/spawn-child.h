@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * spawn-child.h: what spawn.c, spawn-job.c and spawn-child.c, the parts of
  * one module, share: the signals cbexec forwards, what the parent saves

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * spawn-job.c: a command started in the background and finished later
  * (spawn_start / spawn_finish, for on_transition hooks), under a small

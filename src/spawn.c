@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * spawn.c: run the wrapped command the way timeout(1) does, without signal
  * handlers.  The signals cbexec forwards, SIGCHLD and SIGCONT are blocked

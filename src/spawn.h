@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * spawn.h: run the wrapped command the way timeout(1) does.  fork + execvp
  * (never a shell), the child leading its own process group unless

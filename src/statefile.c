@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * statefile.c: the checks a local state file and its lock file pass before
  * any store library opens them (SPEC section 10): the directories above

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * statefile.h: the safety checks of a local state file and its lock file,
  * made before the store library opens them (statefile.c).  Every function

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * status-prom.c: `status --prometheus`, the text exposition format for
  * node_exporter's textfile collector.  Samples are grouped by metric

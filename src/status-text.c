@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * status-text.c: the views of `status` for people.  The table (NAME,
  * STATE, FAILURES, CALLS, REJECTED, CHANGED, RETRY-IN), kept row by row
@@ -196,15 +197,14 @@ print_strip(struct status_walk *w)
 		"success", "failure", "timeout",
 		"ignored/interrupted/stale", "rejected"
 	};
-	/* A probe command's run (SPEC 2c), passed and failed. */
-	static const char *const probe_utf8[2] = {
-		"\xe2\x9c\x94",		/* U+2714 heavy check mark */
-		"\xe2\x9c\x98"		/* U+2718 heavy ballot x */
-	};
-	static const char *const probe_ascii[2] = { "P", "F" };
+	/*
+	 * A probe command's run (SPEC 2c), passed and failed: letters in
+	 * every locale, as U+2714 and U+2718 were hard to tell from a run's
+	 * U+2713 and U+2717 at a glance.
+	 */
+	static const char *const pmarks[2] = { "P", "F" };
 	const struct cb_record	*r = &w->rec;
 	const char *const	*marks = w->utf8 ? utf8 : ascii;
-	const char *const	*pmarks = w->utf8 ? probe_utf8 : probe_ascii;
 	const char		*glyph;
 	FILE			*f = w->out;
 	enum cb_mark		 m;
@@ -531,8 +531,10 @@ status_text_add(struct status_walk *w, const char *name)
 	row = &w->rows[w->nrows++];
 	row->name = xstrdup(esc(name));	/* a NAME: as it is (keys.c) */
 	row->st = r->state;
-	snprintf(row->state, sizeof row->state, "%s",
-	    record_state_name(r->state));
+	/* Opened by trip: maintenance, not an outage. */
+	snprintf(row->state, sizeof row->state, "%s%s",
+	    record_state_name(r->state), r->manual && r->state == STATE_OPEN ?
+	    " (manual)" : "");
 	breaker_progress(r, &p, w->now, row->failures, sizeof row->failures);
 	snprintf(row->calls, sizeof row->calls, "%llu",
 	    (unsigned long long)r->calls);
@@ -568,8 +570,11 @@ status_text_table(struct status_walk *w)
 			wd[4] = strlen(r->rejected);
 		if (strlen(r->changed) > wd[5])
 			wd[5] = strlen(r->changed);
+		if (strlen(r->state) > wd[1])
+			wd[1] = strlen(r->state);
 	}
-	wd[1] = 9;
+	if (wd[1] < 9)
+		wd[1] = 9;
 	fprintf(f, "%-*s  %-*s  %-*s  %*s  %*s  %-*s  %s\n", (int)wd[0],
 	    hdr[0], (int)wd[1], hdr[1], (int)wd[2], hdr[2], (int)wd[3],
 	    hdr[3], (int)wd[4], hdr[4], (int)wd[5], hdr[5], hdr[6]);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * status.c: `cbexec status [--json | --prometheus | --names] [--output
  * FILE] [NAME | GLOB ...]`, what operators see.  A table by default, a
@@ -321,6 +322,12 @@ cmd_status_exec(struct cb_ctx *ctx, struct cmd_args *a)
 	else if (w.fmt == FMT_TABLE && w.nrows > 0)
 		status_text_table(&w);
 	out_flush(w.ob);
+	/* An empty table says where it looked (SPEC 7); the formats for
+	 * programs say it their own way ([], no samples, no names). */
+	if (w.fmt == FMT_TABLE && w.npats == 0 && w.n == 0 &&
+	    w.unreadable == 0 && !ctx->quiet)
+		cmd_warnx("no breakers in %s", ctx->state_redis ?
+		    "the Redis store" : ctx->state);
 	for (i = 0; i < (size_t)w.npats; i++) {
 		if (!w.hit[i] && !has_glob(w.pats[i])) {
 			cmd_warnx("no such breaker '%s'", w.pats[i]);

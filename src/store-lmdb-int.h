@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * store-lmdb-int.h: what the three files of the local store share:
  * store-lmdb.c (the operations), store-lmdb-open.c (opening, with the file

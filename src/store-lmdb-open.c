@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * store-lmdb-open.c: opening the local store (store.h, store_lmdb_open),
  * with the checks that come first.  A file that is not LMDB is refused and

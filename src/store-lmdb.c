@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * store-lmdb.c: the local store, one LMDB environment shared by every cbexec
  * on the machine.  The data file is the state path itself and the lock file

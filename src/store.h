@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * store.h: where breaker records live.  A store maps a breaker NAME to the
  * opaque bytes of its record (record.h); it knows nothing of their meaning.

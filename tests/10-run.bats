@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 10-run: how run starts the command and what it exits with: the command's
 # own status, 128+N for a signal, 124 for a timeout, 126/127 when the
 # command cannot be run; no shell, no leaked descriptors, process groups,

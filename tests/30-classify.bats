@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 30-classify: which outcome a finished run counts as: the three exit code
 # classes from the config file, the command line and presets; timeouts,
 # signals and slow calls.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 40-config: finding the config file, reporting its mistakes (file, line and
 # key, every one; run then runs the command unguarded and check admits, the
 # other commands exit 1), layering defaults, breakers entries and the

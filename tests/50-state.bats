@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 50-state: the LMDB state file: where it is, the modes it gets, what
 # happens when it is not LMDB (never written, on_store_error), many
 # processes at once, and many breakers.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 60-status: the table, the detail view of one breaker, --json (every field,
 # RFC 3339 times, null where not applicable), --names, GLOB filters, and no
 # colour off a tty or with NO_COLOR.  --json and --prometheus of breakers
@@ -109,6 +110,43 @@ load helper
 @test "--json with no state file is an empty array" {
 	run -0 cb status --json
 	run -0 jq -e '. == []' <<<"$output"
+}
+
+@test "status on a state with no breakers says where it looked, on stderr, and exits 0" {
+	run --separate-stderr -0 cb status
+	assert_equal "$output" ''
+	assert_equal "$stderr" "cbexec: no breakers in $CBEXEC_STATE"
+	# Made and emptied: the same.
+	ok_n x 1
+	run -0 cb forget x
+	run --separate-stderr -0 cb status
+	assert_equal "$stderr" "cbexec: no breakers in $CBEXEC_STATE"
+	run --separate-stderr -0 cb -q status
+	assert_equal "$stderr" ''
+	# The formats for programs say it their own way, and nothing more.
+	run --separate-stderr -0 cb status --json
+	assert_equal "$output" '[]'
+	assert_equal "$stderr" ''
+	run --separate-stderr -0 cb status --names
+	assert_equal "$output" ''
+	assert_equal "$stderr" ''
+	run --separate-stderr -0 cb status --prometheus
+	assert_equal "$stderr" ''
+	# A GLOB matching nothing is not an empty state.
+	run --separate-stderr -0 cb status 'nothing*'
+	assert_equal "$stderr" ''
+}
+
+@test "the table marks a breaker opened by hand: open (manual)" {
+	fail_n auto 5
+	run -0 cb trip maint --for 1h
+	run -0 cb trip gone --for 1h
+	run -0 cb reset gone
+	run -0 cb status
+	assert_line --index 0 --regexp '^NAME +STATE +FAILURES +CALLS +REJECTED +CHANGED +RETRY-IN$'
+	assert_line --regexp '^auto +open           +5/5 '
+	assert_line --regexp '^gone +closed         +0/5 '
+	assert_line --regexp '^maint +open \(manual\)  +0/5 +0 +0 +0s ago +1h$'
 }
 
 @test "--names prints the names in order, one a line" {

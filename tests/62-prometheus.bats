@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 62-prometheus: `status --prometheus` in the text exposition format
 # (checked by promtool), its values, and --output FILE written atomically
 # with mode 0644 for node_exporter's textfile collector.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 63-completions: the bash completion, driven through COMP_WORDS and
 # COMP_CWORD (with and without bash-completion loaded); the fish
 # completion through `complete -C`; the zsh one parsed by `zsh -n`.

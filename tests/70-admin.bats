@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 70-admin: the operator's commands trip, reset and forget: what they do
 # to a breaker, who and why they record, their exit codes, several names at
 # once, and the on_transition hook they fire.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 77-hooks: transitions are logged per `log` and run `on_transition`:
 # argv without a shell, the CBEXEC_* variables, stdin from /dev/null,
 # stdout onto stderr, killed with its process group five seconds after it

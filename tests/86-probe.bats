@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 86-probe: the probe command of SPEC section 2c (issue 13.2).  When a
 # call is admitted as a half-open probe and `probe` is set, the probe runs
 # instead of the job: exit 0 is a probe success (the job then runs in the
@@ -257,6 +258,10 @@ exit 0"
 	assert_line --partial 'Runs: xP+  (last 3, newest last)'
 	assert_line --partial 'PF probe command passed/failed'
 	assert_line --regexp 'half-open -> closed +1 probe command succeeded$'
+	# The same letters in UTF-8: U+2714 and U+2718 read as a run's marks.
+	LC_ALL=C.UTF-8 run -0 cb status x
+	assert_line --partial 'Runs: ✗P✓  (last 3, newest last)'
+	assert_line --partial '✓ success  ✗ failure  ⏱ timeout  · ignored/interrupted/stale  PF probe command passed/failed'
 }
 
 @test "config show prints the probe and probe_timeout with their origin" {

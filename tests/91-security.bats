@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 91-security: file modes, the root config check, no shell anywhere, no
 # descriptor leaks, no secrets on display.
 
@@ -250,9 +251,12 @@ teardown() {
 	run -1 cb trip x
 	assert_output --partial "config '$CBEXEC_CONFIG' is owned by uid $(id -u nobody)"
 	run -1 cb status
-	run cb run x -- false
+	assert_output --partial "config '$CBEXEC_CONFIG' is owned by uid $(id -u nobody)"
+	# The command runs and its status comes back; the file's hook never runs.
+	run -1 cb run x -- false
+	assert_output --partial "config '$CBEXEC_CONFIG' is owned by uid $(id -u nobody)"
+	run -3 cb run x -- sh -c 'exit 3'
 	assert_output --partial "config '$CBEXEC_CONFIG'"
-	run cb run x -- false
 	assert [ ! -e "$T/hooked" ]
 	chown root "$CBEXEC_CONFIG"
 	run -0 cb trip x

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 95-redis: the fleet store (SPEC section 9).  Every test starts its own
 # redis-server on 127.0.0.1 on a free port (no persistence, KEYS renamed
 # away so that a KEYS call would fail), stopped by its pid in teardown.

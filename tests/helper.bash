@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # helper.bash: what every cbexec bats file shares.  Each test runs the real
 # binary ("$CBEXEC") in a private temporary directory with its own state
 # file, its own (empty) config file and its own HOME, so tests never see
@@ -181,6 +182,19 @@ open_period() {
 # time_ms NAME FIELD: an RFC 3339 field of NAME in milliseconds.
 time_ms() {
 	json "$1" "$JQ_MS .$2 | ms"
+}
+
+# at_record NAME FIELD SECONDS: a faketime spec for cb_at, SECONDS (maybe
+# negative) after NAME's recorded FIELD (open_until, probes[0].lease_until
+# ...), in whole seconds rounded down.  A check just before a boundary
+# times itself from the record, not from the real now, which a loaded
+# machine moves on: SECONDS below the boundary stays below it, and 1 or
+# more past it stays past it.
+at_record() {
+	local ms
+	ms=$(time_ms "$1" "$2") || return 1
+	[[ $ms =~ ^[0-9]+$ ]] || return 1
+	echo "@$(date -d "@$((ms / 1000 + $3))" '+%F %T')"
 }
 
 # now_ms: the real wall clock in milliseconds.

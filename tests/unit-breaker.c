@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * unit-breaker.c: unit tests of the breaker state machine of SPEC section
  * 2, walked with explicit times, random draws and liveness answers.
@@ -2139,7 +2140,7 @@ test_breaker_policy_snapshot(void)
 	CHECK_EQ(r.policy.set, 1);
 	CHECK_EQ(r.policy.trip_failures, 2);
 	CHECK_EQ(r.policy.preset, 3);
-	CHECK_EQ(breaker_policy(&r, &base, &out), 1);
+	CHECK_EQ(breaker_policy(&r, &base, &out), 2);
 	CHECK_EQ(out.trip_failures, 2);
 	CHECK_EQ(out.open_timeout_ms, 5 * MIN);
 	CHECK_EQ(out.max_open_timeout_ms, HOUR);
@@ -2157,6 +2158,89 @@ test_breaker_policy_snapshot(void)
 	t = admit_at(&r, &q, T0 + SEC, 1);
 	CHECK_EQ(t.admitted, 0);
 	CHECK_EQ(r.policy.trip_failures, 2);
+}
+
+/*
+ * Issue 18.7: the snapshot is whole.  Every number, class and mode of the
+ * policy a breaker ran under, options included, survives the record's
+ * encoding, and breaker_policy gives it back over any base: only the probe
+ * command (never kept: whether one was set is), retries and retry_delay
+ * are base's.  A version 3 snapshot (not full) keeps base's for the rest.
+ */
+static void
+test_breaker_policy_whole(void)
+{
+	static char *const	probe[] = { "pg_isready", NULL };
+	static char *const	other[] = { "true", NULL };
+	struct cb_policy	p, base, out;
+	struct cb_record	r, back;
+	struct cb_buf		b = { 0 };
+	struct cb_err		err;
+
+	unit_policy_defaults(&p);
+	p.trip_policy = TRIP_TIME;
+	p.trip_failures = 3;
+	p.trip_period_ms = 10 * MIN;
+	p.trip_window = 50;
+	p.trip_min_calls = 7;
+	p.trip_failure_rate = 0.25;
+	p.open_timeout_ms = 4 * MIN;
+	p.max_open_timeout_ms = 2 * HOUR;
+	p.backoff = 1.5;
+	p.jitter = 0.3;
+	p.half_open_max_calls = 2;
+	p.probe_lease_ms = 20 * MIN;
+	p.probe = probe;
+	p.probe_timeout_ms = 30 * SEC;
+	p.timeout_ms = 20 * SEC;
+	p.kill_after_ms = 3 * SEC;
+	p.slow_call_ms = 15 * SEC;
+	memset(&p.failure_codes, 0, sizeof p.failure_codes);
+	memset(&p.success_codes, 0, sizeof p.success_codes);
+	memset(&p.ignore_codes, 0, sizeof p.ignore_codes);
+	codeset_add(&p.failure_codes, 1);
+	codeset_add(&p.failure_codes, 2);
+	codeset_add(&p.success_codes, 0);
+	codeset_add(&p.success_codes, 6);
+	codeset_add(&p.ignore_codes, 99);
+	p.timeout_is = VERDICT_IGNORE;
+	p.signal_is = VERDICT_SUCCESS;
+	p.on_open = ON_OPEN_SKIP;
+	p.open_exit_code = 76;
+	p.max_concurrent = 2;
+	p.on_busy = ON_OPEN_SKIP;
+	p.preset = 1;
+	record_init(&r, T0);
+	call_at(&r, &p, T0, OUTCOME_SUCCESS);
+	CHECK_EQ(r.policy.full, 1);
+	CHECK_EQ(r.policy.probe_set, 1);
+	record_encode(&r, &b);
+	CHECK_EQ(unit_decode_copy(b.data, b.len, &back, &err), RECORD_OK);
+	buf_free(&b);
+
+	unit_policy_defaults(&base);
+	base.probe = other;
+	base.retries = 3;
+	base.retry_delay_ms = 2 * SEC;
+	CHECK_EQ(breaker_policy(&back, &base, &out), 2);
+	CHECK(out.probe == other);
+	CHECK_EQ(out.retries, 3);
+	CHECK_EQ(out.retry_delay_ms, 2 * SEC);
+	out.probe = p.probe;
+	out.retries = p.retries;
+	out.retry_delay_ms = p.retry_delay_ms;
+	CHECK(memcmp(&out, &p, sizeof out) == 0);
+	CHECK_EQ(out.open_exit_code, 76);
+	CHECK_EQ(out.on_busy, ON_OPEN_SKIP);
+	CHECK(codeset_has(&out.success_codes, 6));
+
+	/* A version 3 snapshot: the rest is base's. */
+	back.policy.full = 0;
+	CHECK_EQ(breaker_policy(&back, &base, &out), 1);
+	CHECK_EQ(out.trip_failures, 3);
+	CHECK_EQ(out.open_exit_code, 75);
+	CHECK_EQ(out.on_open, ON_OPEN_FAIL);
+	CHECK_EQ(out.kill_after_ms, base.kill_after_ms);
 }
 
 /* Issue 11.8: manual is set by trip and reset, cleared by any other
@@ -2196,6 +2280,7 @@ test_breaker(void)
 	test_breaker_bulkhead();
 	test_breaker_refusals_counted();
 	test_breaker_policy_snapshot();
+	test_breaker_policy_whole();
 	test_breaker_manual();
 	test_breaker_duration_bounded();
 	test_breaker_probe_recorded_twice();

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * unit-out.c: the output writers of src/out.c (numbers, RFC 3339 against
  * gmtime_r, JSON strings with their UTF-8 check, the JSON writer's commas,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * unit-policy.c: the policy module's parsers, formatters, key validation,
  * layering and exit code class resolution, table by table.
@@ -51,7 +52,13 @@ test_parse_duration(void)
 		{ "1m30", "invalid duration '1m30': missing unit after '30'" },
 		{ "1.5", "invalid duration '1.5': missing unit after '1.5'" },
 		{ "s", "invalid duration 's': expected a number at 's'" },
-		{ "1 s", "invalid duration '1 s': missing unit after '1'" },
+		{ "1 s", "invalid duration '1 s': no spaces in a duration "
+		    "(did you mean '1s'?)" },
+		{ "30 s", "invalid duration '30 s': no spaces in a duration "
+		    "(did you mean '30s'?)" },
+		{ "1m 30s", "invalid duration '1m 30s': no spaces in a "
+		    "duration (did you mean '1m30s'?)" },
+		{ "30 x", "invalid duration '30 x': missing unit after '30'" },
 		{ "1.s",
 		    "invalid duration '1.s': expected a digit after '1.'" },
 		{ "1.0005s",

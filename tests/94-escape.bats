@@ -119,7 +119,7 @@ no_control() {
 	AT=-40d ok_n good 1
 	plant_bad
 	run -1 --separate-stderr cb gc --dry-run
-	assert_output good
+	assert_output 'would remove good'
 	assert_equal "$stderr" "$(bad_named)"
 	run -1 --separate-stderr cb gc
 	assert_output good

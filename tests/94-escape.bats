@@ -201,3 +201,11 @@ no_control() {
 	assert_equal "${#stderr_lines[@]}" 1
 	[[ $stderr == *"$T/\\x1b]0;x\\x07.mdb"* ]]
 }
+
+@test "config show writes a string's controls, C1 and invalid UTF-8 as libconfig's \\xNN" {
+	printf 'log = "none";\non_transition = ["/bin/true", "a\302\233b\377\033[2J\\"q"];\n' \
+	    >"$CBEXEC_CONFIG"
+	run -0 --separate-stderr cb config show
+	no_control "$output"
+	assert_line --regexp '^on_transition +\[ "/bin/true", "a\\xc2\\x9bb\\xff\\x1b\[2J\\"q" \] '
+}

@@ -4,7 +4,6 @@
  * rules): a byte at a time, valid UTF-8 sequences whole, so a name, a
  * reason or a host name can never move the cursor, retitle a window or
  * start a C1 control sequence on the terminal that shows it.
- * SPDX-License-Identifier: ISC
  */
 #include <string.h>
 

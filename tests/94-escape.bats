@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 94-escape: bytes from the state are data, never terminal control (SPEC
 # 5).  Keys and reasons are planted raw into a real state file, as any
 # writer of the state could (mdb_dump / mdb_load): a key that is not a

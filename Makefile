@@ -112,7 +112,8 @@ PURE	= util units preset policy policy-type policy-finish record record-decode \
 	  breaker-trip breaker-view \
 	  classify name hint token
 IO	= clock config config-layer conftext statefile store-lmdb \
-	  store-lmdb-open store-lmdb-evict store-redis spawn spawn-child spawn-job \
+	  store-lmdb-open store-lmdb-evict store-lmdb-wait store-redis spawn spawn-run \
+	  spawn-child spawn-job \
 	  cmd ctx call hook cmd-admin cmd-run probe cmd-check status \
 	  status-text \
 	  status-json status-prom out cmd-reset cmd-trip cmd-forget cmd-gc \
@@ -281,7 +282,7 @@ $(B)/bench-floor: bench/floor.c Makefile | $(B)
 	$(CC) $(BENCHFLAGS) -o $@ $< $(LDLIBS)
 
 LMDBOBJS = $(B)/store-lmdb.o $(B)/store-lmdb-open.o $(B)/store-lmdb-evict.o \
-	   $(B)/statefile.o
+	   $(B)/store-lmdb-wait.o $(B)/statefile.o
 $(B)/bench-gen: bench/gen.c Makefile $(LMDBOBJS) $(PUREOBJS)
 	$(CC) $(BENCHFLAGS) -o $@ $< $(LMDBOBJS) $(PUREOBJS) $(LDLIBS)
 

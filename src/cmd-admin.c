@@ -44,11 +44,6 @@ const struct cmd_opt admin_grammar_reason[] = {
 	{ "reason",	0, 'r', required_argument },
 	{ NULL,		0, 0,   0 }
 };
-const struct cmd_opt admin_grammar_trip[] = {
-	{ "for",	0, 'f', required_argument },
-	{ "reason",	0, 'r', required_argument },
-	{ NULL,		0, 0,   0 }
-};
 
 int
 admin_parse(const struct cmd_args *ca, struct admin_args *a)
@@ -281,7 +276,6 @@ admin_each(struct cb_ctx *ctx, const struct admin_args *a, const char *what,
 	/* Large (a record): static, see struct cb_record. */
 	static struct admin_step	 st;
 	struct admin_targets		 t;
-	struct policy_builder		 b;
 	struct cb_policy		 p;
 	struct cb_err			 err;
 	struct store			*store;
@@ -299,13 +293,8 @@ admin_each(struct cb_ctx *ctx, const struct admin_args *a, const char *what,
 		status = EXIT_FAIL;
 	admin_reason(what, a, reason, sizeof reason);
 	for (i = 0; i < t.n; i++) {
-		policy_init(&b);
-		if (cmd_policy(ctx, t.v[i].name, &b) == -1) {
-			status = EXIT_FAIL;
-			break;
-		}
-		if (policy_finish(&b, &p, &err) == -1) {
-			cmd_warnx("%s: %s", t.v[i].name, err.msg);
+		if (cmd_call_policy(ctx, what, t.v[i].name, CALL_STORE_RW, NULL,
+		    &p) == -1) {
 			status = EXIT_FAIL;
 			break;
 		}

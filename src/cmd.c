@@ -350,6 +350,13 @@ cmd_store_error(struct cb_ctx *ctx, const struct cb_err *err)
 		cmd_warnx("%s", err->msg);
 }
 
+void
+cmd_store_signal(int sig)
+{
+	(void)fflush(stdout);
+	exit(128 + sig);
+}
+
 const char *
 cmd_user(void)
 {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "breaker.h"
+#include "cmd.h"
 #include "esc.h"
 #include "out.h"
 #include "record.h"
@@ -276,6 +277,15 @@ status_prom_print(struct status_walk *w)
 {
 	prom_counters(w);
 	prom_gauges(w);
+	/* SPEC section 4: an alert when the config file cannot be used. */
+	prom_family(w->ob, "cbexec_config_ok", "gauge",
+	    "1 when the config file is fine (or there is none), 0 when it "
+	    "has a problem and each breaker runs under the policy it last "
+	    "ran under.");
+	if (w->ctx->cfg_broken)
+		OUT_LIT(w->ob, "cbexec_config_ok 0\n");
+	else
+		OUT_LIT(w->ob, "cbexec_config_ok 1\n");
 }
 
 void

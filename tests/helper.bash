@@ -272,3 +272,34 @@ bg_wait() {
 bg_rc() {
 	cat "$BATS_TEST_TMPDIR/rc.$1"
 }
+
+# with_syslog CMD...: CMD in a mount namespace whose /dev holds only null
+# and a private syslog socket as log; what reaches it is appended to
+# $T/syslog.
+with_syslog() {
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	unshare -m sh -c '
+		mkdir -p "$T/dev" && rm -f "$T/dev/log" && : >>"$T/dev/null" &&
+		    mount --bind /dev/null "$T/dev/null" || exit 99
+		python3 -c "
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+with open(sys.argv[2], \"ab\", buffering=0) as f:
+    while True:
+        f.write(s.recv(4096) + b\"\\n\")
+" "$T/dev/log" "$T/syslog" &
+		i=0
+		while [ ! -S "$T/dev/log" ] && [ $i -lt 250 ]; do
+			sleep 0.02; i=$((i + 1))
+		done
+		mount --rbind "$T/dev" /dev || exit 99
+		rc=0; "$@" || rc=$?
+		# What was sent may still be queued: let it be written.
+		i=0
+		while [ ! -s "$T/syslog" ] && [ $i -lt 250 ]; do
+			sleep 0.02; i=$((i + 1))
+		done
+		kill $!
+		exit $rc' sh "$@"
+}

@@ -19,6 +19,7 @@
 #include "cmd.h"
 #include "esc.h"
 #include "name.h"
+#include "redis-url.h"
 
 /* One line of config show: KEY VALUE ORIGIN. */
 struct show_row {
@@ -198,6 +199,7 @@ show_sources(struct cb_ctx *ctx, struct show_table *t, const char *state)
 	struct cb_config	*cfg = &ctx->cfg;
 	struct show_row		*row;
 	struct cb_err		 err;
+	struct store		*s;
 	const char		*env;
 	char			 o[600], *local;
 	size_t			 i;
@@ -240,6 +242,14 @@ show_sources(struct cb_ctx *ctx, struct show_table *t, const char *state)
 	    ctx->state_redis ? "redis" : "lmdb");
 	if (!ctx->state_redis)
 		return;
+	if (redis_state_kind(state) == STATE_SENTINEL) {
+		/* Which master the sentinels name now, and who said so. */
+		row = show_add(t, "master", "asked now");
+		if ((s = cmd_store(ctx, 1, &err)) == NULL ||
+		    store_redis_master(s, row->value, sizeof row->value) == -1)
+			snprintf(row->value, sizeof row->value, "none: %s",
+			    s == NULL ? err.msg : "not found");
+	}
 	/* Where run and check keep the breakers while Redis is down. */
 	row = show_add(t, "local state", cfg->fallback == FALLBACK_LOCAL ?
 	    "if Redis does not answer (fallback)" :

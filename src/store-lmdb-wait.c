@@ -185,6 +185,32 @@ lmdb_wait_signal(void)
 	return (int)si.ssi_signo;
 }
 
+/* What lmdb_wait_call returns once the wait is over. */
+static int
+lmdb_wait_result(struct store_lmdb *sl, int sig, struct cb_err *err)
+{
+	char	d[32];
+
+	if (sig != 0) {
+		err_set(err, "state '%s': %s while waiting for it", sl->s.path,
+		    strsignal(sig));
+		errno = EINTR;
+		return -1;
+	}
+	if (w.lost) {
+		format_duration(sl->lock_timeout_ms, d, sizeof d);
+		err_set(err, "state '%s' stayed locked by another process "
+		    "for lock_timeout (%s)", sl->s.path, d);
+		errno = ETIMEDOUT;
+		return -1;
+	}
+	if (w.rc == -1 && err != NULL) {
+		*err = w.err;
+		errno = EIO;
+	}
+	return w.rc;
+}
+
 int
 lmdb_wait_call(struct store_lmdb *sl, lmdb_wait_fn fn, void *arg,
     struct cb_err *err)
@@ -194,7 +220,7 @@ lmdb_wait_call(struct store_lmdb *sl, lmdb_wait_fn fn, void *arg,
 	uint64_t	n;
 	int64_t		now, left;
 	char		d[32];
-	int		done, sig = 0, rc;
+	int		done, sig = 0;
 
 	if (w.lost) {
 		format_duration(sl->lock_timeout_ms, d, sizeof d);
@@ -236,16 +262,28 @@ lmdb_wait_call(struct store_lmdb *sl, lmdb_wait_fn fn, void *arg,
 		/* Done first: a signal that came meanwhile acts later. */
 		if (done || w.lost)
 			break;
-		/* Past a signal, nothing: the caller exits 128+N. */
-		if ((sig = lmdb_wait_signal()) != 0)
-			break;
 		if (left > INT32_MAX)
 			left = INT32_MAX;
+		pfd[0].revents = pfd[1].revents = 0;
 		if (poll(pfd, w.sfd != -1 ? 2 : 1, (int)left) == -1 &&
 		    errno != EINTR)
 			(void)usleep(1000);	/* cannot happen; never spin */
-		if (read(w.efd, &n, sizeof n) == -1)
-			continue;
+		/* Emptied: a stale count costs one more turn, no more. */
+		if ((pfd[0].revents & POLLIN) != 0 &&
+		    read(w.efd, &n, sizeof n) == -1 && errno != EAGAIN)
+			(void)usleep(1000);
+		/* Past a signal, nothing: the caller exits 128+N. */
+		if ((pfd[1].revents & POLLIN) != 0 &&
+		    (sig = lmdb_wait_signal()) != 0) {
+			(void)pthread_mutex_lock(&w.m);
+			done = w.done;
+			(void)pthread_mutex_unlock(&w.m);
+			if (!done)
+				break;
+			/* Done after all: pending again, it acts later. */
+			(void)raise(sig);
+			sig = 0;
+		}
 	}
 	if (sig != 0) {
 		/* The worker may hold the lock: leave it for good. */
@@ -256,25 +294,7 @@ lmdb_wait_call(struct store_lmdb *sl, lmdb_wait_fn fn, void *arg,
 			sl->on_signal(sig);
 	}
 	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (sig != 0) {
-		err_set(err, "state '%s': %s while waiting for it", sl->s.path,
-		    strsignal(sig));
-		errno = EINTR;
-		return -1;
-	}
-	if (w.lost) {
-		format_duration(sl->lock_timeout_ms, d, sizeof d);
-		err_set(err, "state '%s' stayed locked by another process "
-		    "for lock_timeout (%s)", sl->s.path, d);
-		errno = ETIMEDOUT;
-		return -1;
-	}
-	rc = w.rc;
-	if (rc == -1 && err != NULL) {
-		*err = w.err;
-		errno = EIO;
-	}
-	return rc;
+	return lmdb_wait_result(sl, sig, err);
 }
 
 int

@@ -160,7 +160,9 @@ int		 cmd_has(const struct cmd_args *, int key);
 /* "usage: cbexec NAME USAGE\nHELP" on stdout, as --help prints it. */
 int	cmd_help(const struct cmd_entry *);
 
-/* "cbexec: " + message + "\n" on stderr; cmd_warn appends strerror(errno). */
+/* "cbexec: " + message + "\n" on stderr; cmd_warn appends strerror(errno).
+ * The message is escaped whole (esc.h): no byte it quotes reaches the
+ * terminal as control. */
 void	cmd_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	cmd_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
 /* Print "usage: cbexec NAME USAGE" and return EXIT_USAGE (or

@@ -7,7 +7,6 @@
  * so the command exits 1 as for an unreadable record (SPEC section 5).
  * One check for both stores, above them, so that no command's callback
  * ever sees such a key.
- * SPDX-License-Identifier: ISC
  */
 #include <fnmatch.h>
 #include <stdio.h>

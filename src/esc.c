@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * esc.c: the one escaper of text read from the state (esc.h has the
  * rules): a byte at a time, valid UTF-8 sequences whole, so a name, a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * esc.h: bytes from the state shown as data, never as terminal control
  * (SPEC section 5).  Every name, reason, user, host and command name read

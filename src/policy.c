@@ -225,6 +225,27 @@ policy_init(struct policy_builder *b)
 	*b = *builtin();
 }
 
+void
+policy_init_from(struct policy_builder *b, const struct cb_policy *p,
+    const char *origin)
+{
+	int	k;
+
+	*b = *builtin();
+	b->p = *p;
+	b->p.probe = NULL;
+	for (k = 0; k < PK_COUNT; k++)
+		b->origin[k] = origin;
+	b->preset = p->preset;
+	/* Its classes as explicit ones of the lowest layer: a class or a
+	 * preset laid over takes what it names, as over a config's. */
+	b->cls[POLICY_CLASS_FAILURE] = p->failure_codes;
+	b->cls[POLICY_CLASS_SUCCESS] = p->success_codes;
+	b->cls[POLICY_CLASS_IGNORE] = p->ignore_codes;
+	for (k = 0; k < POLICY_CLASSES; k++)
+		b->cls_set[k] = LAYER_BUILTIN + 1;
+}
+
 int
 policy_check(enum policy_key k, const struct policy_value *v,
     struct cb_err *err)

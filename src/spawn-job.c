@@ -46,6 +46,7 @@ spawn_launch(const struct spawn_opts *opts, struct spawn_job *job,
 	 */
 	memset(&saved, 0, sizeof saved);
 	saved.tty = -1;
+	saved.go = -1;
 	what = "sigaction";
 	if (sigprocmask(SIG_SETMASK, NULL, &saved.mask) == -1) {
 		what = "sigprocmask";

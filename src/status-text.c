@@ -16,6 +16,7 @@
 #include "breaker.h"
 #include "cmd.h"
 #include "config.h"
+#include "esc.h"
 #include "preset.h"
 #include "record.h"
 #include "status.h"
@@ -104,25 +105,14 @@ retry_in(const struct cb_record *r, int64_t now, char *buf, size_t len)
 }
 
 /*
- * Text from the record (reasons, user names) for a terminal: control
- * bytes are written as C escapes, so a --reason cannot move the cursor.
+ * Text from the record (reasons, user and host names) for a terminal,
+ * escaped (esc.h), so a --reason or a planted record cannot move the
+ * cursor.
  */
 static void
 put_text(FILE *f, const char *s)
 {
-	unsigned char	c;
-
-	for (; *s != '\0'; s++) {
-		c = (unsigned char)*s;
-		if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\x%02x", c);
-		else
-			fputc(c, f);
-	}
+	fputs(esc(s), f);
 }
 
 static int
@@ -246,15 +236,14 @@ print_strip(struct status_walk *w)
 		"success", "failure", "timeout",
 		"ignored/interrupted/stale", "rejected"
 	};
-	/* A probe command's run (SPEC 2c), passed and failed. */
-	static const char *const probe_utf8[2] = {
-		"\xe2\x9c\x94",		/* U+2714 heavy check mark */
-		"\xe2\x9c\x98"		/* U+2718 heavy ballot x */
-	};
-	static const char *const probe_ascii[2] = { "P", "F" };
+	/*
+	 * A probe command's run (SPEC 2c), passed and failed: letters in
+	 * every locale, as U+2714 and U+2718 were hard to tell from a run's
+	 * U+2713 and U+2717 at a glance.
+	 */
+	static const char *const pmarks[2] = { "P", "F" };
 	const struct cb_record	*r = &w->rec;
 	const char *const	*marks = w->utf8 ? utf8 : ascii;
-	const char *const	*pmarks = w->utf8 ? probe_utf8 : probe_ascii;
 	const char		*glyph;
 	FILE			*f = w->out;
 	enum cb_mark		 m;
@@ -503,7 +492,7 @@ status_text_detail(struct status_walk *w, const char *name)
 	fprintf(f, "%s%s%s %s%s%s - %s%s%s (epoch %llu)\n",
 	    w->colour ? state_colour[r->state] : "",
 	    w->utf8 ? "\xe2\x97\x8f" : "*", w->colour ? C_RESET : "",
-	    w->colour ? C_BOLD : "", name, w->colour ? C_RESET : "",
+	    w->colour ? C_BOLD : "", esc(name), w->colour ? C_RESET : "",
 	    w->colour ? state_colour[r->state] : "",
 	    record_state_name(r->state), w->colour ? C_RESET : "",
 	    (unsigned long long)r->epoch);
@@ -614,10 +603,12 @@ status_text_add(struct status_walk *w, const char *name)
 		w->rows = xrealloc(w->rows, w->caprows * sizeof *w->rows);
 	}
 	row = &w->rows[w->nrows++];
-	row->name = xstrdup(name);
+	row->name = xstrdup(esc(name));	/* a NAME: as it is (keys.c) */
 	row->st = r->state;
-	snprintf(row->state, sizeof row->state, "%s",
-	    record_state_name(r->state));
+	/* Opened by trip: maintenance, not an outage. */
+	snprintf(row->state, sizeof row->state, "%s%s",
+	    record_state_name(r->state), r->manual && r->state == STATE_OPEN ?
+	    " (manual)" : "");
 	breaker_progress(r, &p, w->now, row->failures, sizeof row->failures);
 	snprintf(row->calls, sizeof row->calls, "%llu",
 	    (unsigned long long)r->calls);
@@ -653,8 +644,11 @@ status_text_table(struct status_walk *w)
 			wd[4] = strlen(r->rejected);
 		if (strlen(r->changed) > wd[5])
 			wd[5] = strlen(r->changed);
+		if (strlen(r->state) > wd[1])
+			wd[1] = strlen(r->state);
 	}
-	wd[1] = 9;
+	if (wd[1] < 9)
+		wd[1] = 9;
 	fprintf(f, "%-*s  %-*s  %-*s  %*s  %*s  %-*s  %s\n", (int)wd[0],
 	    hdr[0], (int)wd[1], hdr[1], (int)wd[2], hdr[2], (int)wd[3],
 	    hdr[3], (int)wd[4], hdr[4], (int)wd[5], hdr[5], hdr[6]);

@@ -23,6 +23,7 @@
 
 #include "clock.h"
 #include "cmd.h"
+#include "esc.h"
 #include "name.h"
 #include "out.h"
 #include "status.h"
@@ -68,7 +69,7 @@ walk_cb(const char *key, size_t keylen, const uint8_t *data, size_t len,
 	}
 	switch (w->fmt) {
 	case FMT_NAMES:
-		fprintf(w->out, "%s\n", name);
+		fprintf(w->out, "%s\n", esc(name));
 		break;
 	case FMT_JSON:
 		status_json_add(w, name, keylen);
@@ -307,7 +308,8 @@ cmd_status_exec(struct cb_ctx *ctx, struct cmd_args *a)
 		status = EXIT_FAIL;
 		goto out;
 	}
-	if (store != NULL && store_each(store, walk_cb, &w, &err) == -1) {
+	if (store != NULL && cmd_each(ctx, store, w.pats, w.npats, walk_cb,
+	    &w, &w.unreadable, &err) == -1) {
 		out_flush(w.ob);
 		cmd_warnx("%s", err.msg);
 		status = EXIT_FAIL;
@@ -320,6 +322,12 @@ cmd_status_exec(struct cb_ctx *ctx, struct cmd_args *a)
 	else if (w.fmt == FMT_TABLE && w.nrows > 0)
 		status_text_table(&w);
 	out_flush(w.ob);
+	/* An empty table says where it looked (SPEC 7); the formats for
+	 * programs say it their own way ([], no samples, no names). */
+	if (w.fmt == FMT_TABLE && w.npats == 0 && w.n == 0 &&
+	    w.unreadable == 0 && !ctx->quiet)
+		cmd_warnx("no breakers in %s", ctx->state_redis ?
+		    "the Redis store" : ctx->state);
 	for (i = 0; i < (size_t)w.npats; i++) {
 		if (!w.hit[i] && !has_glob(w.pats[i])) {
 			cmd_warnx("no such breaker '%s'", w.pats[i]);

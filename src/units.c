@@ -227,8 +227,37 @@ duration_term(const char *s, const char **pp, unsigned long long *add,
 	return TERM_OK;
 }
 
+static int	duration_parse(const char *, int64_t *, struct cb_err *);
+
+/*
+ * "30 s" and "1m 30s" are durations spelt with spaces, as people write
+ * them: one that parses without its blanks is refused with the value as
+ * it must be written.
+ */
 int
 parse_duration(const char *s, int64_t *out, struct cb_err *err)
+{
+	struct cb_err	e;
+	char		fix[SHOW_MAX + 1];
+	size_t		i, n = 0;
+	int64_t		v;
+
+	if (duration_parse(s, out, err) == 0)
+		return 0;
+	if (strpbrk(s, " \t") == NULL || strlen(s) > SHOW_MAX)
+		return -1;
+	for (i = 0; s[i] != '\0'; i++)
+		if (s[i] != ' ' && s[i] != '\t')
+			fix[n++] = s[i];
+	fix[n] = '\0';
+	if (n > 0 && duration_parse(fix, &v, &e) == 0)
+		err_set(err, "invalid duration '%s': no spaces in a duration "
+		    "(did you mean '%s'?)", s, fix);
+	return -1;
+}
+
+static int
+duration_parse(const char *s, int64_t *out, struct cb_err *err)
 {
 	const char		*p;
 	unsigned long long	 add = 0;

@@ -112,6 +112,43 @@ load helper
 	run -0 jq -e '. == []' <<<"$output"
 }
 
+@test "status on a state with no breakers says where it looked, on stderr, and exits 0" {
+	run --separate-stderr -0 cb status
+	assert_equal "$output" ''
+	assert_equal "$stderr" "cbexec: no breakers in $CBEXEC_STATE"
+	# Made and emptied: the same.
+	ok_n x 1
+	run -0 cb forget x
+	run --separate-stderr -0 cb status
+	assert_equal "$stderr" "cbexec: no breakers in $CBEXEC_STATE"
+	run --separate-stderr -0 cb -q status
+	assert_equal "$stderr" ''
+	# The formats for programs say it their own way, and nothing more.
+	run --separate-stderr -0 cb status --json
+	assert_equal "$output" '[]'
+	assert_equal "$stderr" ''
+	run --separate-stderr -0 cb status --names
+	assert_equal "$output" ''
+	assert_equal "$stderr" ''
+	run --separate-stderr -0 cb status --prometheus
+	assert_equal "$stderr" ''
+	# A GLOB matching nothing is not an empty state.
+	run --separate-stderr -0 cb status 'nothing*'
+	assert_equal "$stderr" ''
+}
+
+@test "the table marks a breaker opened by hand: open (manual)" {
+	fail_n auto 5
+	run -0 cb trip maint --for 1h
+	run -0 cb trip gone --for 1h
+	run -0 cb reset gone
+	run -0 cb status
+	assert_line --index 0 --regexp '^NAME +STATE +FAILURES +CALLS +REJECTED +CHANGED +RETRY-IN$'
+	assert_line --regexp '^auto +open           +5/5 '
+	assert_line --regexp '^gone +closed         +0/5 '
+	assert_line --regexp '^maint +open \(manual\)  +0/5 +0 +0 +0s ago +1h$'
+}
+
 @test "--names prints the names in order, one a line" {
 	ok_n charlie 1
 	ok_n alpha 1

@@ -3,7 +3,7 @@
 # 75-gc: `cbexec gc [--idle D] [--dry-run]` removes closed breakers unused
 # for D (default 30d), prints their names, and never removes an open or
 # half-open one; check counts as a use, written at most once a minute.
-# --dry-run prints the same names and removes nothing.
+# --dry-run says "would remove NAME" of the same and removes nothing.
 
 load helper
 
@@ -39,7 +39,7 @@ teardown() {
 	AT=-3d fail_n down 5
 	ok_n new 1
 	run -0 cb gc --dry-run --idle 1d
-	assert_output "$(printf 'old\nolder')"
+	assert_output "$(printf 'would remove old\nwould remove older')"
 	run -0 cb status --names
 	assert_output "$(printf 'down\nnew\nold\nolder')"
 	run -0 cb -q gc --dry-run --idle 1d

@@ -939,6 +939,80 @@ test_breaker_manual_trip(void)
 	CHECK_EQ(r.open_until_ms, T0 + 61000 + 60000);
 }
 
+/*
+ * A maintenance window (SPEC 1): a trip without --for never shortens a
+ * window already open; --for sets the end exactly; --on-open holds for the
+ * refusals of this manual window only.
+ */
+static void
+test_breaker_trip_window(void)
+{
+	struct cb_policy	p;
+	struct cb_record	r;
+	struct cb_ticket	t;
+	struct cb_env		env;
+
+	unit_policy_defaults(&p);
+	record_init(&r, T0);
+	env = env_at(T0);
+	breaker_trip(&r, &p, &env, 2 * HOUR, "window", "alice", NULL);
+	breaker_trip_on_open(&r, MANUAL_ON_OPEN_SKIP);
+	CHECK_EQ(r.manual_on_open, MANUAL_ON_OPEN_SKIP);
+	t = admit_at(&r, &p, T0 + SEC, 1);
+	CHECK_EQ(t.admitted, 0);
+	CHECK_EQ(t.manual_on_open, MANUAL_ON_OPEN_SKIP);
+
+	/* No --for: the 1m cool-down does not end the 2h window. */
+	env = env_at(T0 + MIN);
+	breaker_trip(&r, &p, &env, 0, "again", "bob", NULL);
+	CHECK_EQ(r.state, STATE_OPEN);
+	CHECK_EQ(r.open_until_ms, T0 + 2 * HOUR);
+	CHECK_EQ(r.manual_on_open, MANUAL_ON_OPEN_SKIP);
+	CHECK_EQ(admit_at(&r, &p, T0 + HOUR, 1).admitted, 0);
+	/* ... a later end is taken. */
+	r.open_until_ms = T0 + 2 * MIN;
+	breaker_trip(&r, &p, &env, 0, "again", "bob", NULL);
+	CHECK_EQ(r.open_until_ms, T0 + MIN + 60000);
+	/* --for sets the end exactly, shorter or not. */
+	breaker_trip(&r, &p, &env, 5 * SEC, "short", "bob", NULL);
+	CHECK_EQ(r.open_until_ms, T0 + MIN + 5 * SEC);
+	breaker_trip_on_open(&r, MANUAL_ON_OPEN_FAIL);
+	t = admit_at(&r, &p, T0 + MIN + SEC, 1);
+	CHECK_EQ(t.manual_on_open, MANUAL_ON_OPEN_FAIL);
+
+	/* Out of the window (half-open): the breaker's own on_open. */
+	t = admit_at(&r, &p, T0 + MIN + 5 * SEC, 1);
+	CHECK_EQ(t.admitted, 1);
+	CHECK_EQ(r.state, STATE_HALF_OPEN);
+	CHECK_EQ(r.manual_on_open, MANUAL_ON_OPEN_NONE);
+	t = admit_at(&r, &p, T0 + MIN + 6 * SEC, 2);
+	CHECK_EQ(t.admitted, 0);
+	CHECK_EQ(t.manual_on_open, MANUAL_ON_OPEN_NONE);
+
+	/* A later open by failures is not manual: its own on_open too. */
+	record_init(&r, T0);
+	env = env_at(T0);
+	breaker_trip(&r, &p, &env, HOUR, "window", "alice", NULL);
+	breaker_trip_on_open(&r, MANUAL_ON_OPEN_SKIP);
+	breaker_reset(&r, &p, &env, "done", "alice", NULL);
+	CHECK_EQ(r.manual_on_open, MANUAL_ON_OPEN_NONE);
+	open_by_failures(&r, &p, T0 + SEC);
+	t = admit_at(&r, &p, T0 + 2 * SEC, 1);
+	CHECK_EQ(t.admitted, 0);
+	CHECK_EQ(t.manual_on_open, MANUAL_ON_OPEN_NONE);
+	/* --on-open on a breaker that is not in a manual window: nothing. */
+	breaker_trip_on_open(&r, MANUAL_ON_OPEN_SKIP);
+	CHECK_EQ(r.manual_on_open, MANUAL_ON_OPEN_NONE);
+	/* A trip over an automatic open keeps its later end, not manual's
+	 * on_open (there was none). */
+	r.open_until_ms = T0 + HOUR;
+	env = env_at(T0 + 3 * SEC);
+	breaker_trip(&r, &p, &env, 0, "trip", "bob", NULL);
+	CHECK_EQ(r.open_until_ms, T0 + HOUR);
+	CHECK_EQ(r.manual, 1);
+	CHECK_EQ(r.manual_on_open, MANUAL_ON_OPEN_NONE);
+}
+
 static void
 test_breaker_manual_reset(void)
 {
@@ -2268,9 +2342,105 @@ test_breaker_manual(void)
 	CHECK_EQ(r.manual, 0);
 }
 
+/* Issue 18.8, SPEC 2b: a slot reclaimed because its lease passed that
+ * names a job's group is listed for the caller to kill; one reclaimed
+ * because its holder died, or with no group, is not. */
+static void
+test_breaker_reaped(void)
+{
+	struct cb_policy	p;
+	struct cb_record	r;
+	struct cb_ticket	t;
+	struct cb_env		env;
+	struct cb_effects	fx;
+	struct oracle		o = { HOLDER_ALIVE, 0, 0 };
+	struct cb_slot		self;
+	unsigned		i;
+
+	unit_policy_defaults(&p);
+	p.max_concurrent = 1;
+	record_init(&r, T0);
+	env = env_at(T0);
+	self = holder(1, T0 + HOUR);
+	self.pgid = 4321;
+	memset(&fx, 0, sizeof fx);
+	breaker_admit(&r, &p, &env, &self, &t, &fx);
+	CHECK_EQ(t.running, 1);
+	CHECK_EQ(r.running[0].pgid, 4321);
+
+	/* The job's group lives (the oracle says so): held, busy. */
+	env = env_at(T0 + HOUR - 1);
+	env.alive = oracle_alive;
+	env.alive_ctx = &o;
+	t = admit_env(&r, &p, &env, 2, &fx);
+	CHECK_EQ(t.busy, 1);
+	CHECK_EQ(fx.nreaped, 0);
+
+	/* Its lease passed: reclaimed, listed with its group. */
+	env.now_ms = T0 + HOUR;
+	t = admit_env(&r, &p, &env, 3, &fx);
+	CHECK_EQ(t.admitted, 1);
+	CHECK_EQ(fx.nreaped, 1);
+	CHECK_EQ(fx.reaped[0].pgid, 4321);
+	CHECK_EQ(fx.reaped[0].token, 1);
+	CHECK_EQ(r.nrunning, 1);
+	CHECK_EQ(r.running[0].token, 3);
+
+	/* Its holder and group gone before its lease: not listed. */
+	r.running[0].pgid = 99;
+	o.answer = HOLDER_DEAD;
+	env.now_ms = T0 + HOUR + 1;
+	t = admit_env(&r, &p, &env, 4, &fx);
+	CHECK_EQ(t.admitted, 1);
+	CHECK_EQ(fx.nreaped, 0);
+
+	/* No group, lease passed: not listed. */
+	env.now_ms = T0 + 3 * HOUR;
+	t = admit_env(&r, &p, &env, 5, &fx);
+	CHECK_EQ(t.admitted, 1);
+	CHECK_EQ(fx.nreaped, 0);
+
+	/* More than fit: the rest are kept for a later step. */
+	p.max_concurrent = BREAKER_MAX_REAPED + 2;
+	record_init(&r, T0);
+	env = env_at(T0);
+	for (i = 0; i < BREAKER_MAX_REAPED + 2; i++) {
+		self = holder(10 + i, T0 + HOUR);
+		self.pgid = (int32_t)(100 + i);
+		breaker_admit(&r, &p, &env, &self, &t, &fx);
+	}
+	CHECK_EQ(r.nrunning, BREAKER_MAX_REAPED + 2);
+	env = env_at(T0 + 2 * HOUR);
+	t = admit_env(&r, &p, &env, 50, &fx);
+	CHECK_EQ(t.admitted, 1);
+	CHECK_EQ(fx.nreaped, BREAKER_MAX_REAPED);
+	CHECK_EQ(r.nrunning, 3);
+	t = admit_env(&r, &p, &env, 51, &fx);
+	CHECK_EQ(t.admitted, 1);
+	CHECK_EQ(fx.nreaped, 2);
+	CHECK_EQ(fx.reaped[1].pgid, 100 + BREAKER_MAX_REAPED + 1);
+
+	/* A probe slot's too, as the breaker re-opens. */
+	unit_policy_defaults(&p);
+	record_init(&r, T0);
+	open_by_failures(&r, &p, T0);
+	env = env_at(T0 + 60000);
+	self = holder(7, T0 + 60000 + MIN);
+	self.pgid = 777;
+	breaker_admit(&r, &p, &env, &self, &t, &fx);
+	CHECK_EQ(t.probe, 1);
+	env = env_at(T0 + 60000 + MIN);
+	t = admit_env(&r, &p, &env, 8, &fx);
+	CHECK_EQ(t.admitted, 0);
+	CHECK_EQ(r.state, STATE_OPEN);
+	CHECK_EQ(fx.nreaped, 1);
+	CHECK_EQ(fx.reaped[0].pgid, 777);
+}
+
 void
 test_breaker(void)
 {
+	test_breaker_reaped();
 	test_breaker_verdict_after_success();
 	test_breaker_late_release();
 	test_breaker_lease_clock_back();
@@ -2303,6 +2473,7 @@ test_breaker(void)
 	test_breaker_clock_forwards();
 	test_breaker_jitter();
 	test_breaker_manual_trip();
+	test_breaker_trip_window();
 	test_breaker_manual_reset();
 	test_breaker_rate_policy();
 	test_breaker_time_policy();

@@ -23,6 +23,13 @@ fields() {
 	run -75 cb run x -- true
 }
 
+# since_open MS S ARGS...: the binary at S seconds after the time MS.
+since_open() {
+	local ms=$1 s=$2
+	shift 2
+	TZ=UTC cb_at "$(TZ=UTC date -d "@$((ms / 1000 + s))" '+@%Y-%m-%d %H:%M:%S')" "$@"
+}
+
 @test "classic: rate window 10, min_calls 5, cool-down 30s, 2 probes: five failures open it, after 31s two successes close it" {
 	config 'defaults = { trip = { policy = "rate"; window = 10; min_calls = 5; failure_rate = 0.5; };' \
 	    '  open_timeout = "30s"; half_open_max_calls = 2; };'
@@ -32,10 +39,13 @@ fields() {
 	assert_equal "$(json_field x state)" open
 	assert_equal "$(json_field x reason)" "failure rate 100% over 5 calls"
 	assert_equal "$(open_period x)" 30000
-	run -75 cb_at +29s run x -- true
-	run -0 cb_at +31s run x -- true
+	# Timed from the recorded opened_at, which real time cannot eat.
+	local o
+	o=$(time_ms x opened_at)
+	run -75 since_open "$o" 29 run x -- true
+	run -0 since_open "$o" 31 run x -- true
 	assert_equal "$(json_field x state)" half-open
-	run -0 cb_at +31s run x -- true
+	run -0 since_open "$o" 31 run x -- true
 	assert_equal "$(json_field x state)" closed
 	assert_equal "$(json_field x reason)" "2 probes succeeded"
 }

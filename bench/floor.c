@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * floor.c: the least any LMDB-backed circuit breaker can do per call, the
  * yardstick `make bench` holds cbexec against.  Open the environment, one

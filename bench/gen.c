@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * gen.c: write a state file with N breakers for the scale benchmark, through
  * cbexec's own store (store-lmdb.c) and record encoding (record.c), so the
@@ -6,7 +7,9 @@
  * order (a fleet does not name its jobs in sorted order); the file is opened
  * with sync = none, which changes what reaches the disk when, not what the
  * file holds.  Names are PREFIX-%07u; the records look like closed breakers
- * that have run a while (counts, last run, last exit).
+ * that have run a while (counts, last run, last exit, last success, the
+ * whole snapshot of the built-in policy, who ran it: what every run writes
+ * since record format 4).
  *
  *	gen STATE N [PREFIX]
  */
@@ -51,8 +54,25 @@ gen_cb(const uint8_t *old, size_t oldlen, struct cb_buf *out, void *arg,
 	record_init(&r, g->now_ms - 86400000 - g->i % 86400000);
 	r.calls = r.successes = 1 + g->i % 5000;
 	r.last_run_at_ms = r.last_used_ms = g->now_ms - g->i % 3600000;
+	r.last_success_ms = r.last_run_at_ms;
 	r.last_exit = 0;
 	r.last_duration_ms = 100 + g->i % 900;
+	r.identity = (uint64_t)g->i * 0x9e3779b97f4a7c15ULL;
+	r.policy.set = r.policy.full = 1;
+	r.policy.trip_failures = 5;
+	r.policy.trip_period_ms = 60000;
+	r.policy.trip_window = 20;
+	r.policy.trip_min_calls = 10;
+	r.policy.trip_failure_rate = 0.5;
+	r.policy.open_timeout_ms = 60000;
+	r.policy.max_open_timeout_ms = 600000;
+	r.policy.backoff = 2.0;
+	r.policy.half_open_max_calls = 1;
+	snprintf(r.last_run_by.user, sizeof r.last_run_by.user, "www-data");
+	snprintf(r.last_run_by.host, sizeof r.last_run_by.host, "web-%02u",
+	    g->i % 100);
+	snprintf(r.last_run_by.argv0, sizeof r.last_run_by.argv0,
+	    "/usr/local/bin/job-%u", g->i % 1000);
 	record_encode(&r, out);
 	return STORE_PUT;
 }

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # bench/run.sh: the figures of `make bench`.  cbexec next to the floor
 # (bench/floor.c: the least an LMDB-backed breaker can do per call), next to
 # `timeout 60 /bin/true` and /bin/true, in one hyperfine run; then

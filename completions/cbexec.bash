@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # bash completion for cbexec(1)
 #
 # Installed as share/bash-completion/completions/cbexec, where the
@@ -236,11 +237,15 @@ _cbexec() {
 	reset | trip | forget)
 		case $prev in
 		--for | --reason) return ;;
+		--on-open)
+			_cbexec_reply 'fail skip'
+			return
+			;;
 		esac
 		if [[ $cur == -* ]]; then
 			case $cmd in
 			reset) _cbexec_reply '--reason --help' ;;
-			trip) _cbexec_reply '--for --reason --help' ;;
+			trip) _cbexec_reply '--for --reason --on-open --help' ;;
 			forget) _cbexec_reply '--help' ;;
 			esac
 		else

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # fish completion for cbexec(1).  Installed as
 # /etc/fish/completions/cbexec.fish (make install with PREFIX=/usr/local,
 # since fish looks in /usr/local/share only when XDG_DATA_DIRS says so) or
@@ -53,7 +54,7 @@ function __cbexec_noperands
             continue
         end
         switch $w
-            case --lease --pid --wait --for --reason --idle --output
+            case --lease --pid --wait --for --reason --on-open --idle --output
                 set -e words[1]
             case '-*'
             case '*'
@@ -228,6 +229,7 @@ complete -c cbexec -n '__cbexec_using status' -a '(__cbexec_names)' -d breaker
 # reset, trip, forget, check, acquire
 complete -c cbexec -n '__cbexec_using reset; or __cbexec_using trip' -l reason -x -d 'why'
 complete -c cbexec -n '__cbexec_using trip' -l for -x -d 'stay open for DURATION'
+complete -c cbexec -n '__cbexec_using trip' -l on-open -x -a 'fail skip' -d 'how refusals in the window exit'
 complete -c cbexec -n '__cbexec_using reset; or __cbexec_using trip; or __cbexec_using forget' -a '(__cbexec_names)' -d breaker
 complete -c cbexec -n '__cbexec_using check; and test (__cbexec_noperands) = 0' -a '(__cbexec_names)' -d breaker
 complete -c cbexec -n '__cbexec_using acquire' -l lease -x -d 'lease of the permit'

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 # check-tables.py PAGE...: render each mdoc PAGE with mandoc and fail when
 # a table row lost words on the way.  In a `.Bl -column` row every word is
 # parsed, so a cell that begins with a word that is also a macro name (An,

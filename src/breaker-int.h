@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * breaker-int.h: what breaker.c, breaker-trip.c and breaker-view.c, the
  * parts of the pure state machine, share.  Not for other callers; breaker.h is the interface.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * breaker-trip.c: the three trip policies of SPEC section 2 (consecutive,
  * rate, time): the rate window's bits, the time policy's failure times,

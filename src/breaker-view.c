@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * breaker-view.c: what the rest of cbexec reads of a record without
  * changing it: names of outcomes, marks and trip policies for status, the
@@ -49,7 +50,11 @@ breaker_last_used(const struct cb_record *r)
 	return t;
 }
 
-/* What status shows of the policy the breaker last ran under. */
+/*
+ * The whole policy the breaker runs under (SPEC 7): every number, class
+ * and mode, command-line options included; of a probe command only
+ * whether one was set, never the command.
+ */
 void
 breaker_snapshot(struct cb_record *r, const struct cb_policy *p)
 {
@@ -57,6 +62,7 @@ breaker_snapshot(struct cb_record *r, const struct cb_policy *p)
 
 	memset(s, 0, sizeof *s);
 	s->set = 1;
+	s->full = 1;
 	s->trip_policy = (uint8_t)p->trip_policy;
 	s->preset = (int16_t)(p->preset >= 0 && p->preset < 0x7fff ?
 	    p->preset : -1);
@@ -71,6 +77,43 @@ breaker_snapshot(struct cb_record *r, const struct cb_policy *p)
 	s->half_open_max_calls = p->half_open_max_calls;
 	s->timeout_ms = p->timeout_ms;
 	s->max_concurrent = p->max_concurrent;
+	s->jitter = p->jitter;
+	s->probe_lease_ms = p->probe_lease_ms;
+	s->probe_timeout_ms = p->probe_timeout_ms;
+	s->probe_set = p->probe != NULL;
+	s->kill_after_ms = p->kill_after_ms;
+	s->slow_call_ms = p->slow_call_ms;
+	s->failure_codes = p->failure_codes;
+	s->success_codes = p->success_codes;
+	s->ignore_codes = p->ignore_codes;
+	s->timeout_is = (uint8_t)p->timeout_is;
+	s->signal_is = (uint8_t)p->signal_is;
+	s->on_open = (uint8_t)p->on_open;
+	s->on_busy = (uint8_t)p->on_busy;
+	s->open_exit_code = (uint8_t)p->open_exit_code;
+}
+
+/* What a whole snapshot adds to the version 3 part (breaker_policy). */
+static void
+policy_full(const struct cb_snapshot *s, struct cb_policy *out)
+{
+	out->jitter = s->jitter;
+	out->probe_lease_ms = s->probe_lease_ms;
+	out->probe_timeout_ms = s->probe_timeout_ms;
+	out->kill_after_ms = s->kill_after_ms;
+	out->slow_call_ms = s->slow_call_ms;
+	out->failure_codes = s->failure_codes;
+	out->success_codes = s->success_codes;
+	out->ignore_codes = s->ignore_codes;
+	out->timeout_is = s->timeout_is <= VERDICT_IGNORE ?
+	    (enum cb_verdict)s->timeout_is : VERDICT_FAILURE;
+	out->signal_is = s->signal_is <= VERDICT_IGNORE ?
+	    (enum cb_verdict)s->signal_is : VERDICT_FAILURE;
+	out->on_open = s->on_open <= ON_OPEN_SKIP ?
+	    (enum cb_on_open)s->on_open : ON_OPEN_FAIL;
+	out->on_busy = s->on_busy <= ON_OPEN_SKIP ?
+	    (enum cb_on_open)s->on_busy : ON_OPEN_FAIL;
+	out->open_exit_code = s->open_exit_code;
 }
 
 int
@@ -96,7 +139,10 @@ breaker_policy(const struct cb_record *r, const struct cb_policy *base,
 	out->half_open_max_calls = s->half_open_max_calls;
 	out->timeout_ms = s->timeout_ms;
 	out->max_concurrent = s->max_concurrent;
-	return 1;
+	if (!s->full)
+		return 1;
+	policy_full(s, out);
+	return 2;
 }
 
 /* What `status` shows of a record (breaker.h). */

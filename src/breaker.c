@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * breaker.c: the circuit breaker state machine of SPEC section 2.  Every
  * function takes the record, the effective policy and an environment that
@@ -107,6 +108,7 @@ transition_by(struct cb_record *r, const struct cb_env *env,
 	}
 	remember(r, env, to, reason, user);
 	r->manual = 0;	/* breaker_trip and breaker_reset set it */
+	r->manual_on_open = MANUAL_ON_OPEN_NONE;	/* ... and its own */
 	r->state = to;
 	r->epoch++;
 	r->changed_at_ms = env->now_ms;
@@ -259,6 +261,8 @@ refuse(struct cb_record *r, const struct cb_env *env, struct cb_ticket *t)
 		    r->open_until_ms - env->now_ms : 0;
 	else
 		t->retry_in_ms = -1;
+	t->manual_on_open = r->state == STATE_OPEN && r->manual ?
+	    r->manual_on_open : MANUAL_ON_OPEN_NONE;
 	snprintf(t->why, sizeof t->why, "%s", r->reason);
 	r->rejected++;
 	if (r->refused_since_run < UINT32_MAX)
@@ -273,16 +277,35 @@ slot_remove(struct cb_slot *slots, uint16_t *n, unsigned i)
 	(*n)--;
 }
 
+/*
+ * A slot reclaimed because its lease passed may leave its job's group
+ * running: list it for the caller (SPEC 2b).  Returns 0 when the list is
+ * full: the slot is then kept for a later step.
+ */
+static int
+reap_note(const struct cb_slot *s, const struct cb_env *env,
+    struct cb_effects *fx)
+{
+	if (s->pgid == 0 || s->lease_until_ms > env->now_ms || fx == NULL)
+		return 1;
+	if (fx->nreaped >= BREAKER_MAX_REAPED)
+		return 0;
+	fx->reaped[fx->nreaped++] = *s;
+	return 1;
+}
+
 /* A run slot whose holder died or whose lease passed: no failure. */
 static int
-running_reclaim(struct cb_record *r, const struct cb_env *env)
+running_reclaim(struct cb_record *r, const struct cb_env *env,
+    struct cb_effects *fx)
 {
 	char		buf[64];
 	unsigned	i;
 	int		changed = 0;
 
 	for (i = 0; i < r->nrunning; ) {
-		if (slot_lost(&r->running[i], env, buf, sizeof buf) != NULL) {
+		if (slot_lost(&r->running[i], env, buf, sizeof buf) != NULL &&
+		    reap_note(&r->running[i], env, fx)) {
 			slot_remove(r->running, &r->nrunning, i);
 			changed = 1;
 		} else
@@ -363,6 +386,7 @@ admit_half_open(struct cb_record *r, const struct cb_policy *p,
 	for (i = 0; i < r->nslots; i++) {
 		lost = slot_lost(&r->slots[i], env, buf, sizeof buf);
 		if (lost != NULL) {
+			(void)reap_note(&r->slots[i], env, fx);
 			reopen(r, p, env, 0, lost, fx);
 			refuse(r, env, t);
 			return 1;
@@ -394,7 +418,7 @@ breaker_admit(struct cb_record *r, const struct cb_policy *p,
 	if (me.lease_ms <= 0 && me.lease_until_ms > env->now_ms)
 		me.lease_ms = me.lease_until_ms - env->now_ms;
 	changed |= leases_cap(r, env->now_ms);
-	changed |= running_reclaim(r, env);
+	changed |= running_reclaim(r, env, fx);
 
 	if (r->state == STATE_OPEN && admit_open(r, env, t, fx))
 		return 1;
@@ -675,12 +699,33 @@ breaker_trip(struct cb_record *r, const struct cb_policy *p,
     const struct cb_env *env, int64_t for_ms, const char *reason,
     const char *user, struct cb_effects *fx)
 {
+	int64_t	until = 0;
+	uint8_t	on_open = MANUAL_ON_OPEN_NONE;
+
 	r->last_used_ms = env->now_ms;
+	if (r->state == STATE_OPEN) {
+		until = r->open_until_ms;
+		if (r->manual)
+			on_open = r->manual_on_open;
+	}
 	if (for_ms > 0)
 		open_for(r, p, env, 0, for_ms, 0, reason, user, fx);
-	else
+	else {
 		open_for(r, p, env, 0, cooldown(r, p), 1, reason, user, fx);
+		/* SPEC 1: never shorter than the window already open. */
+		if (until > r->open_until_ms)
+			r->open_until_ms = until;
+	}
 	r->manual = 1;
+	r->manual_on_open = on_open;
+}
+
+void
+breaker_trip_on_open(struct cb_record *r, int on_open)
+{
+	if (r->state == STATE_OPEN && r->manual &&
+	    (on_open == MANUAL_ON_OPEN_FAIL || on_open == MANUAL_ON_OPEN_SKIP))
+		r->manual_on_open = (uint8_t)on_open;
 }
 
 void

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * breaker.h: the circuit breaker state machine (SPEC section 2).  Pure: the
  * time, the random draw for jitter and the liveness of probe holders are
@@ -32,9 +33,10 @@ enum cb_outcome {
 	OUTCOME_COUNT
 };
 
-/* What the caller knows of a probe slot's holder. */
+/* What the caller knows of a probe or run slot's holder. */
 enum cb_liveness {
-	HOLDER_ALIVE,		/* still running: only its lease can expire */
+	HOLDER_ALIVE,		/* still running, or its job's process group
+				 * (SPEC 2b): only its lease can expire */
 	HOLDER_DEAD,		/* gone, or its pid was reused */
 	HOLDER_UNKNOWN		/* cannot tell (another host): trust
 				 * the lease */
@@ -51,6 +53,8 @@ struct cb_env {
 };
 
 #define BREAKER_MAX_EFFECTS	4
+/* Slots with a job's group reclaimed by one step (see cb_effects). */
+#define BREAKER_MAX_REAPED	8
 
 struct cb_transition {
 	enum cb_state	from;
@@ -70,6 +74,12 @@ struct cb_effects {
 	/* breaker_record: the outcome came after its probe lease had ended,
 	 * and its slot was reclaimed as a failure (SPEC 2, Late release). */
 	int			late;
+	/* Slots naming a job's process group (pgid) reclaimed because their
+	 * lease had passed: the caller SIGKILLs the group once the step is
+	 * committed if its holder is gone and the group is provably the
+	 * job's (SPEC 2b).  A step reclaims no more such slots than fit. */
+	unsigned		nreaped;
+	struct cb_slot		reaped[BREAKER_MAX_REAPED];
 };
 
 /* Holders a busy refusal lists (the first ones). */
@@ -89,6 +99,9 @@ struct cb_ticket {
 	enum cb_state	state;
 	int64_t		retry_in_ms;
 	char		why[RECORD_REASON_MAX];
+	/* Refused in a manual window (trip): how its --on-open says the
+	 * refusal exits, MANUAL_ON_OPEN_*; NONE: the policy's on_open. */
+	uint8_t		manual_on_open;
 	/* Refused because every run slot is taken: how many are held of
 	 * how many, and the first holders (busy is 0 otherwise). */
 	int		busy;
@@ -125,7 +138,10 @@ void	breaker_init(struct cb_record *, const struct cb_env *);
  * from now (the clock stepped back), performs the lazy open -> half-open
  * transition, reclaims probe slots whose holder is dead or whose lease has
  * passed (re-opening the breaker and refusing this call), and takes a slot
- * for a half-open probe using self's token, lease and holder fields.
+ * for a half-open probe using self's token, lease and holder fields.  A
+ * holder is alive while the env's oracle says so (the holder's process,
+ * or its job's process group); a reclaimed slot whose lease passed and
+ * that names a group is listed in fx->reaped.
  *
  * With p->max_concurrent > 0 (SPEC 2b) an admitted call, in any state, also
  * takes a run slot with self's fields; run slots whose holder died or whose
@@ -192,23 +208,38 @@ int64_t	breaker_last_used(const struct cb_record *);
 int	breaker_slot_live(const struct cb_slot *, const struct cb_env *);
 
 /*
- * The policy r last ran under (r->policy), laid over base (the config's
- * guess, for the keys a snapshot does not keep) into out.  Returns 1 when
- * r has a snapshot, 0 when out is base (r never ran under version 3).
+ * The policy r last ran under (r->policy), laid over base into out.
+ * Returns 2 when the snapshot is whole (record format 4): out is then the
+ * policy r ran under, every number, class and mode, with base's probe
+ * command (a record keeps only whether one was set: p->probe may be NULL
+ * where r->policy.probe_set is 1), retries and retry_delay (run options,
+ * not kept).  Returns 1 for a version 3 snapshot, whose trip, cool-down,
+ * probe count, timeout and max_concurrent are laid over base and the rest
+ * is base's; 0 when r never ran under version 3 or later and out is base.
  */
 int	breaker_policy(const struct cb_record *, const struct cb_policy *base,
 	    struct cb_policy *out);
 
 /*
- * Manual trip: open r for for_ms (0: the current cool-down) whatever its
- * state, leaving the backoff state as it was.  Manual reset: close r,
- * clearing its failure counts and backoff.  Both are transitions (the epoch
- * moves, in-flight calls become stale) with reason as given, remembered in
- * the history with user.
+ * Manual trip: open r for for_ms exactly, or (0) for the current
+ * cool-down but never ending before a window already open ends (SPEC 1),
+ * whatever its state, leaving the backoff state as it was; a manual
+ * window keeps the --on-open it had.  Manual reset: close r, clearing its
+ * failure counts and backoff.  Both are transitions (the epoch moves,
+ * in-flight calls become stale) with reason as given, remembered in the
+ * history with user.
  */
 void	breaker_trip(struct cb_record *, const struct cb_policy *,
 	    const struct cb_env *, int64_t for_ms, const char *reason,
 	    const char *user, struct cb_effects *);
+/*
+ * trip --on-open: calls refused during the manual window breaker_trip
+ * just opened exit as on_open says (MANUAL_ON_OPEN_FAIL: the policy's
+ * open_exit_code; _SKIP: 0, silently), until r leaves it: to half-open or
+ * closed, or into an open that is not manual.  Anything else changes
+ * nothing.
+ */
+void	breaker_trip_on_open(struct cb_record *, int on_open);
 void	breaker_reset(struct cb_record *, const struct cb_policy *,
 	    const struct cb_env *, const char *reason, const char *user,
 	    struct cb_effects *);

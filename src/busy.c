@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * busy.c: what run and acquire share of the bulkhead (SPEC 2b) beyond the
  * breaker itself: the refusal line that names who holds the run slots,
@@ -14,6 +15,7 @@
 #include "breaker.h"
 #include "clock.h"
 #include "cmd.h"
+#include "esc.h"
 #include "spawn.h"
 
 /* The most a wait sleeps before asking the store again. */
@@ -63,7 +65,7 @@ busy_refusal(struct cb_ctx *ctx, const char *name, const struct cb_ticket *t)
 		return;
 	clock_host_name(host, sizeof host);
 	line[0] = '\0';
-	add(line, &off, "%s: busy, %u of %u running", name, t->nrunning,
+	add(line, &off, "%s: busy, %u of %u running", esc(name), t->nrunning,
 	    t->max_running);
 	for (i = 0; i < t->nholders; i++) {
 		s = &t->holders[i];
@@ -76,8 +78,8 @@ busy_refusal(struct cb_ctx *ctx, const char *name, const struct cb_ticket *t)
 		/* The host only when it is another: a fleet store's slot. */
 		if (s->host[0] != '\0' &&
 		    strncmp(s->host, host, sizeof s->host) != 0)
-			add(line, &off, " on %.*s", (int)sizeof s->host,
-			    s->host);
+			add(line, &off, " on %s", esc_n(s->host,
+			    strnlen(s->host, sizeof s->host)));
 		add(line, &off, " since %s", at);
 	}
 	if (t->nholders > 0 && t->nholders < t->nrunning)

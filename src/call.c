@@ -1,11 +1,15 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * call.c: the call protocol.  One guarded call goes through the breaker in
  * two store updates, whichever command drives it (run, or acquire and
  * then release): cmd_admit_cb admits, cmd_record_cb records the outcome.
  * Both are pure store_update_fn callbacks over a struct cmd_call, as
  * store.h requires (a backend may run them more than once); the only
- * outside view they take is call_holder_alive, the liveness of the
- * processes holding probe slots.
+ * outside views they take are call_holder_alive, the liveness of the
+ * processes holding probe and run slots (or their jobs' process groups),
+ * and the job's group a run forks ahead once admitted with a slot.
+ * cmd_reap kills, after the commit, the groups of slots whose lease had
+ * passed.
  */
 #include <errno.h>
 #include <signal.h>
@@ -30,23 +34,75 @@ cmd_decode(struct cb_ctx *ctx, const char *name, const uint8_t *data,
 }
 
 /*
- * A local state file's holder from another boot is gone; within this boot
- * the pid must still exist with the start time it had.  In the fleet store
- * another boot id is most likely another host, whose pids we cannot see:
- * only its lease can free the slot.
+ * Can pids of slot s be judged here?  Only from the same PID namespace
+ * (containers on one kernel share its boot id); a slot that does not say
+ * its namespace (taken before record format 4) only on a host of the same
+ * name.
  */
+static int
+call_same_ns(struct cb_ctx *ctx, const struct cb_slot *s)
+{
+	uint64_t	ns = cmd_pidns(ctx);
+
+	if (s->pidns != 0 && ns != 0)
+		return s->pidns == ns;
+	return s->host[0] == '\0' || strcmp(s->host, cmd_host(ctx)) == 0;
+}
+
+/*
+ * The job's process group of slot s, already known to be of this boot
+ * and namespace (SPEC 2b): alive while it has a member and every member
+ * /proc shows started no earlier than the holder did, for a group whose
+ * id was taken since by others is not the job's (dead); unknown when it
+ * has members /proc does not show (hidepid).  A slot with no group, or
+ * whose holder's start time is unknown, has no group to judge: dead.
+ */
+static enum cb_liveness
+call_group_alive(const struct cb_slot *s)
+{
+	unsigned	seen, older;
+	int		hidden;
+
+	if (s->pgid <= 1 || s->start_time == 0)
+		return HOLDER_DEAD;
+	/* Members none of which are ours to signal may be hidden from us;
+	 * ours that /proc does not list as live are zombies. */
+	hidden = kill(-s->pgid, 0) == -1;
+	if (hidden && errno == ESRCH)
+		return HOLDER_DEAD;
+	if (clock_group_members(s->pgid, s->start_time, &seen, &older) == -1)
+		return HOLDER_UNKNOWN;
+	if (older > 0)
+		return HOLDER_DEAD;
+	if (seen > 0)
+		return HOLDER_ALIVE;
+	return hidden ? HOLDER_UNKNOWN : HOLDER_DEAD;
+}
+
 enum cb_liveness
 call_holder_alive(const struct cb_slot *s, void *arg)
 {
-	struct cb_ctx	*ctx = arg;
+	struct cb_ctx		*ctx = arg;
+	enum cb_liveness	 group;
+	uint64_t		 start;
 
 	if (memcmp(s->boot_id, cmd_boot_id(ctx), sizeof s->boot_id) != 0)
 		return ctx->store != NULL && ctx->store->ops->multi_host ?
 		    HOLDER_UNKNOWN : HOLDER_DEAD;
 	if (s->pid <= 0)
 		return HOLDER_UNKNOWN;
-	if (clock_proc_start(s->pid) == s->start_time)
+	/* The same pid and start time in another namespace would be
+	 * another process started in the same tick: held, the safe side. */
+	if ((start = clock_proc_start(s->pid)) == s->start_time)
 		return HOLDER_ALIVE;
+	if (!call_same_ns(ctx, s))
+		return HOLDER_UNKNOWN;
+	/* cbexec is gone (SIGKILL, the OOM killer): its job holds on. */
+	if ((group = call_group_alive(s)) != HOLDER_DEAD)
+		return group;
+	/* There with another start time: reused, whoever owns it now. */
+	if (start != 0)
+		return HOLDER_DEAD;
 	/*
 	 * A process of another user may be hidden from us (/proc mounted
 	 * with hidepid): one that exists but is not ours to signal cannot be
@@ -55,6 +111,60 @@ call_holder_alive(const struct cb_slot *s, void *arg)
 	if (kill(s->pid, 0) == -1 && errno == EPERM)
 		return HOLDER_UNKNOWN;
 	return HOLDER_DEAD;
+}
+
+void
+cmd_reap(struct cb_ctx *ctx, const char *name, const struct cb_effects *fx)
+{
+	const struct cb_slot	*s;
+	unsigned		 i;
+
+	for (i = 0; i < fx->nreaped; i++) {
+		s = &fx->reaped[i];
+		/* Its guardian lives (its lease was too short): not ours. */
+		if (memcmp(s->boot_id, cmd_boot_id(ctx),
+		    sizeof s->boot_id) != 0 || !call_same_ns(ctx, s) ||
+		    (s->start_time != 0 &&
+		    clock_proc_start(s->pid) == s->start_time) ||
+		    call_group_alive(s) != HOLDER_ALIVE)
+			continue;
+		if (killpg(s->pgid, SIGKILL) == -1) {
+			if (!ctx->quiet)
+				cmd_warn("%s: cannot kill process group %ld, "
+				    "which outlived its lease", name,
+				    (long)s->pgid);
+			continue;
+		}
+		if (!ctx->quiet)
+			cmd_warnx("%s: killed process group %ld of pid %ld, "
+			    "which outlived its lease", name, (long)s->pgid,
+			    (long)s->pid);
+	}
+}
+
+/*
+ * The slots this call took say where they were taken (the PID
+ * namespace) and, for run, the job's process group, forked ahead so
+ * that the slot names it from the start (SPEC 2b).
+ */
+static void
+call_mark_slots(struct cmd_call *c)
+{
+	struct cb_record	*r = &c->rec;
+	unsigned		 i;
+
+	c->self.pidns = cmd_pidns(c->ctx);
+	c->self.pgid = c->job_group != NULL ? (int32_t)c->job_group(c) : 0;
+	for (i = 0; i < r->nslots; i++)
+		if (r->slots[i].token == c->ticket.token) {
+			r->slots[i].pidns = c->self.pidns;
+			r->slots[i].pgid = c->self.pgid;
+		}
+	for (i = 0; i < r->nrunning; i++)
+		if (r->running[i].token == c->ticket.token) {
+			r->running[i].pidns = c->self.pidns;
+			r->running[i].pgid = c->self.pgid;
+		}
 }
 
 int
@@ -78,6 +188,8 @@ cmd_admit_cb(const uint8_t *old, size_t oldlen, struct cb_buf *out,
 	refused = c->rec.refused_since_run;
 	changed = breaker_admit(&c->rec, c->p, &c->env, &c->self, &c->ticket,
 	    &c->fx);
+	if (c->ticket.admitted && (c->ticket.probe || c->ticket.running))
+		call_mark_slots(c);
 	if (c->waiting && c->ticket.busy) {
 		c->rec.busy = busy;
 		c->rec.refused_since_run = refused;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * cbexec.c: main.  Parses the global options (before the command name, as
  * git does), finds the command in the table, runs it, and releases what

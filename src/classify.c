@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * classify.c: turn how a run ended into one outcome, by the policy's code
  * classes and its verdicts for timeouts and signals.  Pure.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * classify.h: from how a run ended to its outcome (SPEC section 2, table
  * "Outcome of one run").  Pure.

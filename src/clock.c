@@ -1,15 +1,19 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * clock.c: the only reader of clocks and of the process facts probe leases
  * rest on.  Stored times are CLOCK_REALTIME milliseconds, deadlines
  * CLOCK_MONOTONIC milliseconds.  A slot holder is identified by its pid, the
- * pid's start time (/proc/PID/stat) and the boot id, so a reused pid or a
- * reboot never passes for the holder.  Nothing here prints: a fact that
+ * pid's start time (/proc/PID/stat), the boot id and the PID namespace,
+ * so a reused pid, a reboot or a container never passes for the holder;
+ * the job's process group is found by its members' /proc entries.  Nothing here prints: a fact that
  * cannot be read comes back as 0 (or zeros), which callers treat as "gone"
  * or "unknown".
  */
 #include <sys/types.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -77,57 +81,124 @@ clock_read_file(const char *path, char *buf, size_t size)
 	return (ssize_t)len;
 }
 
-/*
- * /proc/PID/stat is "pid (comm) state ppid ... starttime ...", where comm
- * is whatever the process called itself: it may hold spaces and
- * parentheses, but no field after it holds a ')', so the last ')' ends it.
- * Field 3 (state) follows it, field 22 is starttime.  A zombie (Z) or dead
- * (X) process still has a stat file but will never release anything, so it
- * counts as gone.
- */
-uint64_t
-clock_proc_start(pid_t pid)
+/* A decimal field of /proc/PID/stat at *pp, up to end; *pp moves past
+ * it.  Returns 0, or -1 when there is no number there. */
+static int
+clock_stat_num(const char **pp, const char *end, uint64_t *out)
 {
-	char		 path[64], buf[1024];
-	const char	*p, *end;
-	uint64_t	 v;
-	ssize_t		 n;
-	int		 field, len;
+	const char	*p = *pp;
+	uint64_t	 v = 0;
 
-	if (pid <= 0)
-		return 0;
-	len = snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-	if (len < 0 || (size_t)len >= sizeof path)
-		return 0;
-	if ((n = clock_read_file(path, buf, sizeof buf)) <= 0)
-		return 0;
-	end = buf + n;
-	if ((p = memrchr(buf, ')', (size_t)n)) == NULL)
-		return 0;
-	p++;
-	for (field = 3; field < 22; field++) {
-		if (p == end || *p != ' ')
-			return 0;
-		p++;
-		if (field == 3 && p != end && (*p == 'Z' || *p == 'X'))
-			return 0;
-		while (p != end && *p != ' ')
-			p++;
-	}
-	if (p == end || *p++ != ' ')
-		return 0;
-	v = 0;
 	if (p == end || *p < '0' || *p > '9')
-		return 0;
+		return -1;
 	for (; p != end && *p >= '0' && *p <= '9'; p++) {
 		if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
-			return 0;
+			return -1;
 		v = v * 10 + (uint64_t)(*p - '0');
 	}
 	/* The field must end here, not at the end of a truncated read. */
 	if (p == end || (*p != ' ' && *p != '\n'))
+		return -1;
+	*pp = p;
+	*out = v;
+	return 0;
+}
+
+/*
+ * /proc/PID/stat is "pid (comm) state ppid pgrp ... starttime ...", where
+ * comm is whatever the process called itself: it may hold spaces and
+ * parentheses, but no field after it holds a ')', so the last ')' ends it.
+ * Field 3 (state) follows it, field 5 is the process group, field 22 the
+ * start time.  A zombie (Z) or dead (X) process still has a stat file but
+ * will never release anything, so it counts as gone.  Returns 0 with the
+ * group and start time, or -1 (gone, a zombie, unreadable, malformed).
+ */
+static int
+clock_proc_stat(pid_t pid, uint64_t *pgrp, uint64_t *start)
+{
+	char		 path[64], buf[1024];
+	const char	*p, *end;
+	ssize_t		 n;
+	int		 field, len;
+
+	if (pid <= 0)
+		return -1;
+	len = snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	if (len < 0 || (size_t)len >= sizeof path)
+		return -1;
+	if ((n = clock_read_file(path, buf, sizeof buf)) <= 0)
+		return -1;
+	end = buf + n;
+	if ((p = memrchr(buf, ')', (size_t)n)) == NULL)
+		return -1;
+	p++;
+	for (field = 3; field < 22; field++) {
+		if (p == end || *p != ' ')
+			return -1;
+		p++;
+		if (field == 3 && p != end && (*p == 'Z' || *p == 'X'))
+			return -1;
+		if (field == 5) {
+			if (clock_stat_num(&p, end, pgrp) == -1)
+				return -1;
+			continue;
+		}
+		while (p != end && *p != ' ')
+			p++;
+	}
+	if (p == end || *p++ != ' ')
+		return -1;
+	return clock_stat_num(&p, end, start);
+}
+
+uint64_t
+clock_proc_start(pid_t pid)
+{
+	uint64_t	pgrp, start;
+
+	if (clock_proc_stat(pid, &pgrp, &start) == -1)
 		return 0;
-	return v;
+	return start;
+}
+
+uint64_t
+clock_pidns(void)
+{
+	struct stat	st;
+
+	if (stat("/proc/self/ns/pid", &st) == -1)
+		return 0;
+	return (uint64_t)st.st_ino;
+}
+
+int
+clock_group_members(pid_t pgid, uint64_t since, unsigned *seen,
+    unsigned *older)
+{
+	struct dirent	*de;
+	DIR		*d;
+	const char	*p;
+	uint64_t	 pgrp, start;
+	long		 pid;
+
+	*seen = *older = 0;
+	if (pgid <= 1 || (d = opendir("/proc")) == NULL)
+		return -1;
+	while (*older == 0 && (de = readdir(d)) != NULL) {
+		pid = 0;
+		for (p = de->d_name; *p >= '0' && *p <= '9' &&
+		    pid < INT32_MAX / 10; p++)
+			pid = pid * 10 + (*p - '0');
+		if (*p != '\0' || pid <= 0 ||
+		    clock_proc_stat((pid_t)pid, &pgrp, &start) == -1 ||
+		    pgrp != (uint64_t)pgid)
+			continue;
+		(*seen)++;
+		if (start < since)
+			(*older)++;
+	}
+	(void)closedir(d);
+	return 0;
 }
 
 static int

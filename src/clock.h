@@ -1,6 +1,8 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * clock.h: the only reader of clocks and of the process facts that probe
- * leases rest on (process start times, the boot id).  Stored times are
+ * leases rest on (process start times and groups, the boot id, the PID
+ * namespace).  Stored times are
  * wall-clock milliseconds since the epoch; deadlines are monotonic.
  */
 #ifndef CBEXEC_CLOCK_H
@@ -19,6 +21,20 @@ int64_t	clock_mono_ms(void);
  * or 0 when the process does not exist.
  */
 uint64_t	clock_proc_start(pid_t);
+
+/* The inode of this process's PID namespace (/proc/self/ns/pid), or 0
+ * when it cannot be read.  Pids mean something only within one. */
+uint64_t	clock_pidns(void);
+
+/*
+ * The members of process group pgid that /proc shows (zombies are not
+ * members): into *seen how many, into *older how many started before
+ * since (clock ticks since boot, as clock_proc_start).  The walk stops at
+ * the first older one.  Returns 0, or -1 when /proc cannot be listed (or
+ * pgid is not a group's, <= 1).
+ */
+int		clock_group_members(pid_t pgid, uint64_t since,
+		    unsigned *seen, unsigned *older);
 
 /* This boot's id (/proc/sys/kernel/random/boot_id) as 16 bytes; all zero
  * when it cannot be read. */

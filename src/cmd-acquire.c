@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * cmd-acquire.c: `cbexec acquire NAME [--lease D] [--pid PID]`, the first
  * half of the two-step API of SPEC section 7b.  It admits a call exactly as
@@ -152,7 +153,6 @@ cmd_acquire_exec(struct cb_ctx *ctx, struct cmd_args *a)
 	/* Large (a record): static, see struct cb_record. */
 	static struct cmd_call		 st;
 	struct acquire_req		 rq;
-	struct policy_builder		 b;
 	struct cb_policy		 p;
 	struct cb_token			 tok;
 	struct cb_err			 err;
@@ -164,20 +164,18 @@ cmd_acquire_exec(struct cb_ctx *ctx, struct cmd_args *a)
 
 	if (acquire_request(a, &rq) == -1)
 		return EXIT_USAGE;
-	policy_init(&b);
-	if (cmd_policy(ctx, rq.name, &b) == -1)
+	disable = getenv("CBEXEC_DISABLE");
+	if (disable != NULL && strcmp(disable, "1") != 0)
+		disable = NULL;
+	if (cmd_call_policy(ctx, "acquire", rq.name, disable != NULL ?
+	    CALL_STORE_NONE : CALL_STORE_RW, NULL, &p) == -1)
 		return EXIT_FAIL;
-	if (policy_finish(&b, &p, &err) == -1) {
-		cmd_warnx("%s: %s", rq.name, err.msg);
-		return EXIT_FAIL;
-	}
 	if (rq.lease == NULL)
 		rq.lease_ms = p.probe_lease_ms;
 
 	memset(&tok, 0, sizeof tok);
 	snprintf(tok.name, sizeof tok.name, "%s", rq.name);
-	disable = getenv("CBEXEC_DISABLE");
-	if (disable != NULL && strcmp(disable, "1") == 0)
+	if (disable != NULL)
 		return acquire_unguarded(ctx, &tok);
 
 	memset(&st, 0, sizeof st);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * cmd-admin.c: what reset, trip and forget share: their operands are
  * breaker names and GLOBs, all checked before anything is changed; the
@@ -11,6 +12,7 @@
 
 #include "breaker.h"
 #include "cmd.h"
+#include "esc.h"
 #include "name.h"
 #include "record.h"
 
@@ -39,11 +41,6 @@ admin_glob_valid(const char *s)
 }
 
 const struct cmd_opt admin_grammar_reason[] = {
-	{ "reason",	0, 'r', required_argument },
-	{ NULL,		0, 0,   0 }
-};
-const struct cmd_opt admin_grammar_trip[] = {
-	{ "for",	0, 'f', required_argument },
 	{ "reason",	0, 'r', required_argument },
 	{ NULL,		0, 0,   0 }
 };
@@ -160,9 +157,9 @@ admin_targets(struct cb_ctx *ctx, struct store *store,
 	struct targets_walk	 w;
 	struct cb_err		 err;
 	size_t			 cap = 0, i, j;
+	unsigned long		 bad = 0;
 	int			 k, globs = 0, rc = 0;
 
-	(void)ctx;
 	memset(t, 0, sizeof *t);
 	for (k = 0; k < a->nnames; k++) {
 		if (admin_is_glob(a->names[k]))
@@ -176,11 +173,14 @@ admin_targets(struct cb_ctx *ctx, struct store *store,
 		w.t = t;
 		w.cap = &cap;
 		w.hit = xcalloc((size_t)a->nnames, sizeof *w.hit);
-		if (store_each(store, targets_cb, &w, &err) == -1) {
+		if (cmd_each(ctx, store, a->names, a->nnames, targets_cb, &w,
+		    &bad, &err) == -1) {
 			cmd_warnx("%s", err.msg);
 			free(w.hit);
 			return -1;
 		}
+		if (bad > 0)
+			rc = 1;		/* named by cmd_each */
 		for (k = 0; k < a->nnames; k++) {
 			if (admin_is_glob(a->names[k]) && !w.hit[k]) {
 				cmd_warnx("no breaker matches '%s'",
@@ -220,7 +220,7 @@ void
 admin_done(struct cb_ctx *ctx, const struct admin_target *t)
 {
 	if (!t->exact && !ctx->quiet)
-		printf("%s\n", t->name);
+		printf("%s\n", esc(t->name));	/* a NAME (keys.c) */
 }
 
 static void
@@ -276,7 +276,6 @@ admin_each(struct cb_ctx *ctx, const struct admin_args *a, const char *what,
 	/* Large (a record): static, see struct cb_record. */
 	static struct admin_step	 st;
 	struct admin_targets		 t;
-	struct policy_builder		 b;
 	struct cb_policy		 p;
 	struct cb_err			 err;
 	struct store			*store;
@@ -294,13 +293,8 @@ admin_each(struct cb_ctx *ctx, const struct admin_args *a, const char *what,
 		status = EXIT_FAIL;
 	admin_reason(what, a, reason, sizeof reason);
 	for (i = 0; i < t.n; i++) {
-		policy_init(&b);
-		if (cmd_policy(ctx, t.v[i].name, &b) == -1) {
-			status = EXIT_FAIL;
-			break;
-		}
-		if (policy_finish(&b, &p, &err) == -1) {
-			cmd_warnx("%s: %s", t.v[i].name, err.msg);
+		if (cmd_call_policy(ctx, what, t.v[i].name, CALL_STORE_RW, NULL,
+		    &p) == -1) {
 			status = EXIT_FAIL;
 			break;
 		}

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * cmd-check.c: `cbexec check NAME`: would a call be admitted now?  Exits 0
  * or open_exit_code, for ExecCondition= in systemd units and `if` in
@@ -99,7 +100,6 @@ cmd_check_exec(struct cb_ctx *ctx, struct cmd_args *a)
 {
 	/* Large (a record): static, see struct cb_record. */
 	static struct cb_record	 r;
-	struct policy_builder	 b;
 	struct cb_policy	 p;
 	struct cb_env		 env;
 	struct cb_slot		 self;
@@ -113,22 +113,11 @@ cmd_check_exec(struct cb_ctx *ctx, struct cmd_args *a)
 		cmd_warnx("%s", err.msg);
 		return EXIT_USAGE;
 	}
-	/* Like run, which would run unguarded: admit (SPEC section 4). */
-	policy_init(&b);
-	if (cmd_policy(ctx, a->argv[0], &b) == -1) {
-		if (ctx->cfg_missing)
-			return EXIT_USAGE;
-		if (!ctx->cfg_failed)
-			return EXIT_FAIL;
-		if (!ctx->quiet)
-			cmd_warnx("warning: no usable config: '%s' would run "
-			    "unguarded", a->argv[0]);
-		return EXIT_OK;
-	}
-	if (policy_finish(&b, &p, &err) == -1) {
-		cmd_warnx("%s: %s", a->argv[0], err.msg);
-		return EXIT_FAIL;
-	}
+	/* A broken config: the policy the breaker last ran under, as run
+	 * would (SPEC section 4). */
+	if (cmd_call_policy(ctx, "check", a->argv[0], CALL_STORE_RO, NULL,
+	    &p) == -1)
+		return ctx->cfg_missing ? EXIT_USAGE : EXIT_FAIL;
 	if ((found = check_read(ctx, a->argv[0], &buf, &err)) == -1) {
 		buf_free(&buf);
 		cmd_warnx("%s", err.msg);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * cmd-config.c: `cbexec config check` and `cbexec config show [NAME]`.
  * check reads the config file the way every command does and reports every
@@ -154,6 +155,7 @@ config_check_cmd(struct cb_ctx *ctx, struct cmd_args *a)
 		for (i = 0; i < msgs.n; i++)
 			cmd_warnx("%s", msgs.v[i]);
 		config_msgs_free(&msgs);
+		config_free(&cfg);
 		return EXIT_FAIL;
 	}
 	config_msgs_free(&msgs);
@@ -265,6 +267,10 @@ show_settings(struct cb_ctx *ctx, const char *state, struct show_table *t)
 	    "on_store_error", o, sizeof o));
 	snprintf(row->value, sizeof row->value, "\"%s\"",
 	    show_store_error[cfg->on_store_error]);
+	row = show_add(t, "lock_timeout", show_origin(cfg, "lock_timeout",
+	    o, sizeof o));
+	format_duration(cfg->lock_timeout_ms, q, sizeof q);
+	snprintf(row->value, sizeof row->value, "\"%.64s\"", q);
 	row = show_add(t, "log", show_origin(cfg, "log", o, sizeof o));
 	snprintf(row->value, sizeof row->value, "\"%s\"",
 	    show_log[cfg->log]);
@@ -328,31 +334,21 @@ config_show_all(struct cb_ctx *ctx)
 	return show_print("config show", &t);
 }
 
+/* NAME's policy as run would have it: a broken config leaves it the one
+ * it last ran under (SPEC section 4). */
 static int
-config_show_cmd(struct cb_ctx *ctx, struct cmd_args *a)
+config_show_name(struct cb_ctx *ctx, const char *name,
+    const struct run_opts *ro)
 {
 	struct policy_builder	 b;
-	struct run_opts		 ro;
 	struct show_table	 t = { 0 };
 	struct show_row		*row;
 	struct cb_err		 err;
-	const char		*name;
 	int			 k;
 
-	if (a->argc == 0)
-		return config_show_all(ctx);
-	name = a->argv[0];
-	if (name_valid(name, &err) == -1) {
-		cmd_warnx("%s", err.msg);
-		return EXIT_USAGE;
-	}
-	if (run_options(a, &ro) == -1)
-		return cmd_usage(&cmd_config_entry, EXIT_USAGE);
-
-	policy_init(&b);
-	if (cmd_policy(ctx, name, &b) == -1)
+	if (cmd_call_builder(ctx, name, CALL_STORE_RO, &b) == -1)
 		return EXIT_FAIL;
-	if (run_apply("config show", &ro, &b) == -1)
+	if (run_apply("config show", ro, &b) == -1)
 		return EXIT_USAGE;
 	if (policy_finish(&b, NULL, &err) == -1) {
 		cmd_warnx("%s: %s", name, err.msg);
@@ -365,6 +361,33 @@ config_show_cmd(struct cb_ctx *ctx, struct cmd_args *a)
 		    sizeof row->value);
 	}
 	return show_print("config show", &t);
+}
+
+static int
+config_show_cmd(struct cb_ctx *ctx, struct cmd_args *a)
+{
+	struct run_opts		 ro;
+	struct cb_err		 err;
+	const char		*name;
+	int			 status;
+
+	/* A broken file: shown as far as it is used, and exit 1 as config
+	 * check does. */
+	if (a->argc == 0) {
+		status = config_show_all(ctx);
+		return status == EXIT_OK && ctx->cfg_broken ? EXIT_FAIL :
+		    status;
+	}
+	name = a->argv[0];
+	if (name_valid(name, &err) == -1) {
+		cmd_warnx("%s", err.msg);
+		return EXIT_USAGE;
+	}
+	if (run_options(a, &ro) == -1)
+		return cmd_usage(&cmd_config_entry, EXIT_USAGE);
+	status = config_show_name(ctx, name, &ro);
+	run_options_free(&ro);
+	return status == EXIT_OK && ctx->cfg_broken ? EXIT_FAIL : status;
 }
 
 /* The subcommands: their grammars; usage and help are config's. */

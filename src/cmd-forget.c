@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * cmd-forget.c: `cbexec forget NAME|GLOB...`: remove breakers and all
  * they remember.  A run in flight when its breaker is forgotten counts nowhere.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * cmd-gc.c: `cbexec gc [--idle D] [--dry-run]`: remove the closed breakers nobody has
  * used (run, check, acquire, release or an admin command) for D, default
@@ -5,8 +6,9 @@
  * hold an outage's state, and an operator asked for it.  So is one with a
  * live run slot (SPEC 2b; breaker_removable decides).  So is a record
  * this cbexec cannot read (a newer version): gc never deletes what it
- * does not understand.  Prints each removed name on stdout, one a line
- * (nothing with -q), and exits 0; 1 when the state cannot be used.
+ * does not understand, nor a key that is not a NAME (keys.c names it on
+ * stderr).  Prints each removed name on stdout, one a line (nothing with
+ * -q), and exits 0; 1 when the state cannot be used or holds such a key.
  * --dry-run prints "would remove NAME" for each breaker gc would remove
  * now, and removes nothing.
  */
@@ -20,6 +22,7 @@
 #include "breaker.h"
 #include "clock.h"
 #include "cmd.h"
+#include "esc.h"
 #include "record.h"
 
 #define GC_IDLE_DEFAULT	(30LL * 24 * 3600 * 1000)
@@ -58,7 +61,7 @@ gc_dry_cb(const char *name, size_t namelen, const uint8_t *data, size_t len,
 	struct gc_step	*st = arg;
 
 	if (gc_cb(name, namelen, data, len, arg, err) == 1 && !st->quiet)
-		printf("would remove %.*s\n", (int)namelen, name);
+		printf("would remove %s\n", esc_n(name, namelen));
 	return 0;
 }
 
@@ -79,6 +82,7 @@ cmd_gc_exec(struct cb_ctx *ctx, struct cmd_args *a)
 	const char			*path, *v;
 	int64_t				 idle = GC_IDLE_DEFAULT;
 	size_t				 off;
+	unsigned long			 bad = 0;
 	int				 dry, status = EXIT_OK;
 
 	if ((v = cmd_arg(a, 'i')) != NULL &&
@@ -103,25 +107,28 @@ cmd_gc_exec(struct cb_ctx *ctx, struct cmd_args *a)
 	st.cutoff_ms = st.env.now_ms - idle;
 	st.quiet = ctx->quiet;
 	if (dry) {
-		if (store_each(store, gc_dry_cb, &st, &err) == -1) {
+		if (cmd_each(ctx, store, NULL, 0, gc_dry_cb, &st, &bad,
+		    &err) == -1) {
 			cmd_warnx("%s", err.msg);
 			status = EXIT_FAIL;
 		}
 		goto out;
 	}
 	/* On failure, what was removed before it is still gone: list it. */
-	if (store_prune(store, gc_cb, &st, &removed, &err) == -1) {
+	if (cmd_prune(ctx, store, gc_cb, &st, &removed, &bad, &err) == -1) {
 		cmd_warnx("%s", err.msg);
 		status = EXIT_FAIL;
 	}
 	for (off = 0; off < removed.len; off += strlen((char *)removed.data +
 	    off) + 1)
 		if (!ctx->quiet)
-			printf("%s\n", (char *)removed.data + off);
+			printf("%s\n", esc((char *)removed.data + off));
 out:
 	if (st.unreadable > 0 && !ctx->quiet)
 		cmd_warnx("gc: kept %lu record%s this cbexec cannot read",
 		    st.unreadable, st.unreadable == 1 ? "" : "s");
+	if (bad > 0)
+		status = EXIT_FAIL;	/* named by cmd_each, cmd_prune */
 	buf_free(&removed);
 	if (fflush(stdout) == EOF) {
 		cmd_warn("gc: stdout");

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * cmd-help.c: `cbexec help [COMMAND]`, and `cbexec help --options
  * COMMAND`: the words COMMAND's grammar takes (its options and

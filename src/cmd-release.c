@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * cmd-release.c: `cbexec release TOKEN success|failure|ignore`, the second
  * half of the two-step API (SPEC section 7b).  The token says which
@@ -26,7 +27,6 @@ cmd_release_exec(struct cb_ctx *ctx, struct cmd_args *a)
 	static const enum cb_outcome	 as[] = {
 		OUTCOME_SUCCESS, OUTCOME_FAILURE, OUTCOME_IGNORED
 	};
-	struct policy_builder		 b;
 	struct cb_policy		 p;
 	struct cb_token			 tok;
 	struct cb_err			 err;
@@ -54,13 +54,9 @@ cmd_release_exec(struct cb_ctx *ctx, struct cmd_args *a)
 		return EXIT_OK;
 	}
 
-	policy_init(&b);
-	if (cmd_policy(ctx, tok.name, &b) == -1)
+	if (cmd_call_policy(ctx, "release", tok.name, CALL_STORE_RW, NULL,
+	    &p) == -1)
 		return EXIT_FAIL;
-	if (policy_finish(&b, &p, &err) == -1) {
-		cmd_warnx("%s: %s", tok.name, err.msg);
-		return EXIT_FAIL;
-	}
 
 	memset(&st, 0, sizeof st);
 	st.ctx = ctx;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * cmd-reset.c: `cbexec reset NAME|GLOB... [--reason TEXT]`: close
  * breakers by hand, clearing their failure counts and backoff.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * cmd-run.c: `cbexec run NAME [options] [--] COMMAND [ARG...]`, the reason
  * cbexec exists.  One store update admits the call (or refuses it), the
@@ -5,8 +6,9 @@
  * outcome.  Admission peeks first (store_update_peek): a closed breaker
  * admits without a write, so it need not queue for the writer lock.  When
  * the state file cannot be used, on_store_error decides between running
- * unguarded and refusing; a config file that cannot be used runs it
- * unguarded.  With --retries a failed call is followed by
+ * unguarded and refusing; a config file that cannot be used leaves each
+ * breaker the policy it last ran under (SPEC section 4).  With --retries
+ * a failed call is followed by
  * another, each admitted and recorded on its own, after a delay that
  * doubles (full jitter, capped at 60s) and that SIGINT, SIGTERM, SIGHUP or
  * SIGQUIT cut short.  With max_concurrent a call that finds every run
@@ -25,6 +27,7 @@
 #include "classify.h"
 #include "clock.h"
 #include "cmd.h"
+#include "esc.h"
 #include "hint.h"
 #include "name.h"
 #include "probe.h"
@@ -41,6 +44,7 @@ struct run_step {
 	int			 sent;		/* the timeout's first signal */
 	int			 killed;	/* ... then SIGKILL */
 	int64_t			 wait_ms;	/* --wait for a run slot */
+	const struct spawn_opts	*so;		/* the job */
 };
 
 /* Who we are, read only when a probe or run slot is at stake. */
@@ -58,7 +62,28 @@ fill_self(struct cmd_call *c)
 	clock_host_name(st->c.self.host, sizeof st->c.self.host);
 	st->c.self.token = clock_random();
 	st->c.self.lease_until_ms = st->c.env.now_ms + st->lease_ms;
+	/* SPEC 2: a probe command may run under the slot first. */
+	if (st->c.rec.state != STATE_CLOSED && st->c.p->probe != NULL)
+		st->c.self.lease_until_ms += st->c.p->probe_timeout_ms;
 	st->have_self = 1;
+}
+
+/*
+ * The job's process group, for the slot the call is admitted with (SPEC
+ * 2b): the job is forked ahead, to wait until spawn_run_held starts it.
+ * None with --foreground, or when the fork fails (spawn_run_held forks
+ * again then, and says why it cannot).
+ */
+static pid_t
+job_group(struct cmd_call *c)
+{
+	struct run_step	*st = (struct run_step *)c;
+	struct cb_err	 err;
+	pid_t		 pid;
+
+	if (st->so->foreground || (pid = spawn_hold(st->so, &err)) == -1)
+		return 0;
+	return pid;
 }
 
 void
@@ -74,19 +99,23 @@ run_refusal(struct cb_ctx *ctx, const char *name, const struct cb_ticket *t)
 		return;
 	if (t->state == STATE_OPEN) {
 		cmd_format_wait(t->retry_in_ms, retry, sizeof retry);
-		cmd_warnx("%s: circuit open, retry in %s (%s)", name, retry,
-		    t->why);
+		cmd_warnx("%s: circuit open, retry in %s (%s)", esc(name),
+		    retry, esc(t->why));
 	} else
-		cmd_warnx("%s: circuit half-open, %s, retry later", name,
-		    t->why);
+		cmd_warnx("%s: circuit half-open, %s, retry later", esc(name),
+		    esc(t->why));
 }
 
 /* Does the refusal in st's ticket exit 0 silently (on_open or on_busy)? */
 static int
 skipped(const struct run_step *st)
 {
-	return st->c.ticket.busy ? st->c.p->on_busy == ON_OPEN_SKIP :
-	    st->c.p->on_open == ON_OPEN_SKIP;
+	if (st->c.ticket.busy)
+		return st->c.p->on_busy == ON_OPEN_SKIP;
+	/* A manual window's trip --on-open beats the policy's (SPEC 1). */
+	if (st->c.ticket.manual_on_open != MANUAL_ON_OPEN_NONE)
+		return st->c.ticket.manual_on_open == MANUAL_ON_OPEN_SKIP;
+	return st->c.p->on_open == ON_OPEN_SKIP;
 }
 
 static int
@@ -201,6 +230,7 @@ run_unknown_key(const char *what, const char *key)
 int
 run_options(const struct cmd_args *a, struct run_opts *ro)
 {
+	struct cb_err	 err;
 	const char	*eq, *arg;
 	char		 key[128];
 	int		 i, k;
@@ -236,9 +266,30 @@ run_options(const struct cmd_args *a, struct run_opts *ro)
 			return -1;
 		}
 		ro->v[ro->nv].key = (enum policy_key)k;
-		ro->v[ro->nv++].value = eq + 1;
+		ro->v[ro->nv].value = eq + 1;
+		/* A list in the file's own syntax (SPEC section 1). */
+		if (policy_key_is_list((enum policy_key)k) &&
+		    strcmp(eq + 1, "none") != 0 &&
+		    config_cli_list(key, eq + 1, &ro->v[ro->nv].list,
+		    &err) == -1) {
+			cmd_warnx("%s: -o: %s", a->what, err.msg);
+			run_options_free(ro);
+			return -1;
+		}
+		ro->nv++;
 	}
 	return 0;
+}
+
+void
+run_options_free(struct run_opts *ro)
+{
+	int	i;
+
+	for (i = 0; i < ro->nv; i++) {
+		config_argv_free(ro->v[i].list);
+		ro->v[i].list = NULL;
+	}
 }
 
 int
@@ -251,8 +302,9 @@ run_apply(const char *cmd, const struct run_opts *ro,
 
 	for (i = 0; i < ro->nv; i++) {
 		memset(&v, 0, sizeof v);
-		v.type = PV_STRING;
+		v.type = ro->v[i].list != NULL ? PV_LIST : PV_STRING;
 		v.s = ro->v[i].value;
+		v.list = ro->v[i].list;
 		v.from_cli = 1;
 		if (policy_set(b, ro->v[i].key, &v, LAYER_CLI, "command line",
 		    &err) == -1) {
@@ -359,7 +411,7 @@ again:
 	}
 
 	start = st->c.env.now_ms;	/* admitted: the cool-down counts */
-	if (spawn_run(so, &res, &err) == -1) {
+	if (spawn_run_held(so, &res, &err) == -1) {
 		cmd_warnx("%s", err.msg);
 		*status = EXIT_CBEXEC;
 		return -1;
@@ -464,63 +516,62 @@ run_on_kill(void *arg, int sig, pid_t pid, int group)
 static int	run_attempts(struct run_step *, const struct cb_policy *,
 		    const struct spawn_opts *, int);
 
+static int	run_guarded(struct cb_ctx *, const char *, char **,
+		    const struct run_opts *);
+
 static int
 cmd_run_exec(struct cb_ctx *ctx, struct cmd_args *a)
 {
-	/* Large (a record): static, see struct cb_record. */
-	static struct run_step	 st;
 	struct run_opts		 ro;
-	struct policy_builder	 b;
-	struct cb_policy	 p;
-	struct spawn_opts	 so;
 	struct cb_err		 err;
-	const char		*name, *disable;
-	char			**argv = a->argv + 1;
-	int			 guarded = 1, unusable = 0, status;
+	int			 status;
 
-	name = a->argv[0];
-	if (name_valid(name, &err) == -1) {
+	if (name_valid(a->argv[0], &err) == -1) {
 		cmd_warnx("%s", err.msg);
 		return EXIT_CBEXEC;
 	}
 	if (run_options(a, &ro) == -1)
 		return cmd_usage(&cmd_run_entry, EXIT_CBEXEC);
+	status = run_guarded(ctx, a->argv[0], a->argv + 1, &ro);
+	run_options_free(&ro);
+	return status;
+}
+
+static int
+run_guarded(struct cb_ctx *ctx, const char *name, char **argv,
+    const struct run_opts *ro)
+{
+	/* Large (a record): static, see struct cb_record. */
+	static struct run_step	 st;
+	struct cb_policy	 p;
+	struct spawn_opts	 so;
+	struct cb_err		 err;
+	const char		*disable;
+	int			 guarded = 1, status;
 
 	/*
-	 * A config that cannot be used must not stop every guarded job on
-	 * the host (SPEC section 4): its problems are printed, and the
-	 * command runs unguarded with the built-in policy and the command
-	 * line's values.  A -c file that is not there is a usage error.
+	 * A config that cannot be used never stops a job nor weakens a
+	 * guard (SPEC section 4): its problems are printed, and the call
+	 * runs guarded under the policy its breaker last ran under and the
+	 * command line's values.  A -c file that is not there is a usage
+	 * error.
 	 */
-	policy_init(&b);
-	if (cmd_policy(ctx, name, &b) == -1) {
-		if (ctx->cfg_missing || !ctx->cfg_failed)
-			return EXIT_CBEXEC;
-		policy_init(&b);
-		unusable = 1;
-		guarded = 0;
-	}
-	if (run_apply("run", &ro, &b) == -1)
+	disable = getenv("CBEXEC_DISABLE");
+	if (disable != NULL && strcmp(disable, "1") != 0)
+		disable = NULL;
+	if (cmd_call_policy(ctx, "run", name, disable != NULL ?
+	    CALL_STORE_NONE : CALL_STORE_RW, ro, &p) == -1)
 		return EXIT_CBEXEC;
-	if (policy_finish(&b, &p, &err) == -1) {
-		cmd_warnx("%s: %s", name, err.msg);
-		return EXIT_CBEXEC;
-	}
 
 	memset(&so, 0, sizeof so);
 	so.argv = argv;
 	so.timeout_ms = p.timeout_ms;
 	so.kill_after_ms = p.kill_after_ms;
-	so.foreground = ro.foreground;
+	so.foreground = ro->foreground;
 	so.on_kill = run_on_kill;
 	so.on_kill_arg = &st;
 
-	disable = getenv("CBEXEC_DISABLE");
-	if (unusable) {
-		if (!ctx->quiet)
-			cmd_warnx("warning: no usable config: running '%s' "
-			    "unguarded, nothing recorded", argv[0]);
-	} else if (disable != NULL && strcmp(disable, "1") == 0) {
+	if (disable != NULL) {
 		if (!ctx->quiet)
 			cmd_warnx("warning: CBEXEC_DISABLE=1: running '%s' "
 			    "unguarded, nothing recorded", argv[0]);
@@ -531,9 +582,11 @@ cmd_run_exec(struct cb_ctx *ctx, struct cmd_args *a)
 	 * a memset would touch every page of its 31 KB record for nothing. */
 	st.c.ctx = ctx;
 	st.c.fill_self = fill_self;
+	st.c.job_group = job_group;
+	st.so = &so;
 	st.c.name = name;
 	st.c.p = &p;
-	st.wait_ms = ro.wait_ms;
+	st.wait_ms = ro->wait_ms;
 	if (p.timeout_ms > 0 && p.kill_after_ms > 0)
 		st.lease_ms = p.timeout_ms + p.kill_after_ms + 5000;
 	else
@@ -577,6 +630,8 @@ run_attempts(struct run_step *st, const struct cb_policy *p,
 
 	for (n = 0;; n++) {
 		rv = attempt(st, so, &guarded, &status);
+		/* A job forked ahead that did not run. */
+		spawn_drop();
 		/* skip hides a refusal, never a failure that ran (SPEC 6.4). */
 		if (rv == 1 && ran != -1 && skipped(st))
 			return ran;
@@ -638,8 +693,9 @@ const struct cmd_entry cmd_run_entry = {
 	"(6,7,50-59)\n"
 	"      --success-codes L    codes meaning it answered\n"
 	"      --ignore-codes L     codes that say nothing about it\n"
-	"  -o KEY=VALUE             any policy key of cbexec.conf(5) (probe: "
-	"only none)\n"
+	"  -o KEY=VALUE             any policy key of cbexec.conf(5); a list "
+	"in its\n"
+	"                           syntax: -o 'probe=[\"pg_isready\",\"-q\"]'\n"
 	"Options come after NAME, and end at -- or at the first word that is\n"
 	"not one.\n",
 	{ run_grammar, 2, -1, CMD_NAME_FIRST, "no command given" },

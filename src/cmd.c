@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * cmd.c: the command table and the helpers every command shares: the
  * "cbexec: " messages, the usage line, who is acting, how a wait reads,
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "esc.h"
 
 
 const struct cmd_entry *const cmd_table[] = {
@@ -320,6 +322,13 @@ cmd_store_error(struct cb_ctx *ctx, const struct cb_err *err)
 		cmd_warnx("%s", err->msg);
 }
 
+void
+cmd_store_signal(int sig)
+{
+	(void)fflush(stdout);
+	exit(128 + sig);
+}
+
 const char *
 cmd_user(void)
 {
@@ -347,10 +356,10 @@ cmd_evictions(struct cb_ctx *ctx)
 			cmd_warnx("warning: max_breakers (%lld) reached and "
 			    "every breaker is open or running: evicted "
 			    "breaker '%s'", ctx->cfg.max_breakers,
-			    ev->rec[i].name);
+			    esc(ev->rec[i].name));
 		else if (ctx->verbose)
 			cmd_warnx("%s: evicted (max_breakers %lld, least "
-			    "recently used)", ev->rec[i].name,
+			    "recently used)", esc(ev->rec[i].name),
 			    ctx->cfg.max_breakers);
 	}
 }

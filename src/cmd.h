@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * cmd.h: the command table and what every command shares.  Each command
  * lives in its own cmd-*.c and exports one struct cmd_entry; cmd.c lists
@@ -41,12 +42,16 @@ struct cb_ctx {
 	int			 verbose;	/* -v */
 
 	int			 cfg_loaded;
+	int			 cfg_broken;	/* ... from a file with
+						 * problems: cfg holds its top
+						 * level only (SPEC 4) */
 	int			 cfg_failed;	/* not tried again */
 	int			 cfg_missing;	/* ... as a -c file that is not
 						 * there: a usage error */
 	int			 cfg_reported;	/* its problems printed */
 	struct cb_config	 cfg;
-	struct config_msgs	 cfg_msgs;	/* its problems, when failed */
+	struct config_msgs	 cfg_msgs;	/* its problems, when broken or
+						 * failed */
 	struct cb_err		 cfg_err;	/* the first, CB_ERR_CONFIG */
 
 	int			 state_done;	/* decided: */
@@ -61,6 +66,10 @@ struct cb_ctx {
 	struct store		*store;
 	int			 have_boot_id;
 	uint8_t			 boot_id[16];
+	int			 have_pidns;
+	uint64_t		 pidns;		/* clock_pidns() */
+	int			 have_host;
+	char			 host[RECORD_HOST_MAX];
 	/* The signal mask cbexec started with, for the children it starts
 	 * while it blocks signals itself (run; see spawn_block). */
 	int			 have_mask;
@@ -156,20 +165,27 @@ int	cmd_usage(const struct cmd_entry *, int status);
 /* Report an error cmd_store filled: a config's problems, each once
  * (cmd_config), or the message. */
 void	cmd_store_error(struct cb_ctx *, const struct cb_err *);
+/* SIGINT, SIGTERM, SIGHUP or SIGQUIT ended a wait for the store (SPEC 5):
+ * exit 128 + sig at once, with nothing recorded. */
+void	cmd_store_signal(int sig) __attribute__((noreturn));
 
 /* ---- ctx.c ---- */
 
 /*
  * Load the config once (config_check with -c), printing nothing.  Returns
  * 0, or -1 with err (may be NULL) holding its first problem, code
- * CB_ERR_CONFIG; later calls give the same answer.  On -1, cfg_missing is
- * set when the file named by -c or CBEXEC_CONFIG does not exist, a usage
- * error; otherwise the file cannot be used (SPEC section 4): run then runs
- * unguarded, check admits, the other commands fail.
+ * CB_ERR_CONFIG, when the file named by -c or CBEXEC_CONFIG does not exist
+ * (cfg_missing: a usage error); later calls give the same answer.  A file
+ * that cannot be used otherwise (SPEC section 4) gives 0 with cfg_broken
+ * set: cfg holds what of its top level was read right, its problems are
+ * in cfg_msgs, and calls run under cmd_call_policy's fallback.
  */
 int	ctx_config_load(struct cb_ctx *, struct cb_err *);
-/* The same, for a command: returns 0, or -1 after printing every problem
- * the file has, one line each, the first time. */
+/*
+ * The same, for a command: returns 0, or -1 after printing the problem.
+ * A broken file's problems are printed the first time, one line each,
+ * even with -q, and logged (cmd_config_log).
+ */
 int	cmd_config(struct cb_ctx *);
 
 /*
@@ -224,12 +240,36 @@ char		*cmd_state_local(struct cb_ctx *, struct cb_err *);
 int	cmd_policy(struct cb_ctx *, const char *name, struct policy_builder *);
 
 /*
+ * The finished policy of a call to NAME (run, check, acquire, release,
+ * trip, reset): cmd_policy's under the command line's values ro (NULL:
+ * none; run_apply prefixes errors with what).  With a broken config
+ * (cfg_broken), the policy NAME's record last ran under (breaker_policy:
+ * never a command) over the built-in defaults, under ro; the record is
+ * read from the store cmd_store opens as store_mode says, and one that
+ * cannot be read counts as none (SPEC section 4).  Returns 0, or -1 after
+ * printing.
+ */
+#define CALL_STORE_RW	0	/* open the store for writing */
+#define CALL_STORE_RO	1	/* ... read-only (check, config show) */
+#define CALL_STORE_NONE	2	/* never (CBEXEC_DISABLE): built-in */
+struct run_opts;
+/* Its first half: the layers under the command line's, into b. */
+int	cmd_call_builder(struct cb_ctx *, const char *name, int store_mode,
+	    struct policy_builder *);
+int	cmd_call_policy(struct cb_ctx *, const char *what, const char *name,
+	    int store_mode, const struct run_opts *ro, struct cb_policy *);
+
+/*
  * The environment of a breaker step taken now: the wall clock, a jitter
  * draw, and call_holder_alive as the liveness oracle for probe holders.
  */
 void		 cmd_env(struct cb_ctx *, struct cb_env *);
 /* This boot's id (clock_boot_id), read once. */
 const uint8_t	*cmd_boot_id(struct cb_ctx *);
+/* This process's PID namespace (clock_pidns), read once. */
+uint64_t	 cmd_pidns(struct cb_ctx *);
+/* This host's name (clock_host_name), read once. */
+const char	*cmd_host(struct cb_ctx *);
 /* Release what the context holds: the store (if main has not closed it
  * before cmd_hooks_wait), the config and its problems, the state path. */
 void		 ctx_free(struct cb_ctx *);
@@ -250,6 +290,21 @@ const char	*cmd_user(void);
  */
 void	cmd_evictions(struct cb_ctx *);
 
+/* ---- keys.c ---- */
+
+/*
+ * store_each and store_prune for the commands: fn sees only keys that are
+ * valid NAMEs.  Every other key that the listing would show (npats 0: all;
+ * else one of pats, NAMEs or GLOBs, matches it by fnmatch) is named on
+ * stderr, escaped ("key '\x1b[2J' in state '...': not a breaker name;
+ * skipped"), once, and counted in *bad; the caller then exits 1 (SPEC
+ * section 5).  Return and err as store_each and store_prune.
+ */
+int	cmd_each(struct cb_ctx *, struct store *, char **pats, int npats,
+	    store_each_fn, void *, unsigned long *bad, struct cb_err *);
+int	cmd_prune(struct cb_ctx *, struct store *, store_prune_fn, void *,
+	    struct cb_buf *removed, unsigned long *bad, struct cb_err *);
+
 /* ---- call.c ---- */
 
 /*
@@ -260,12 +315,29 @@ int	cmd_decode(struct cb_ctx *, const char *name, const uint8_t *,
 	    size_t, struct cb_record *, struct cb_err *);
 
 /*
- * Is the holder of probe slot s alive (arg: the struct cb_ctx)?  One from
- * another boot of a local state file is dead; within this boot the pid
- * must still exist with the start time it had.  In a multi-host store
- * another boot is most likely another host: unknown, its lease decides.
+ * Is the holder of probe or run slot s alive (arg: the struct cb_ctx)?
+ * One from another boot of a local state file is dead; in a multi-host
+ * store another boot is most likely another host: unknown, its lease
+ * decides, as for a slot taken in another PID namespace (a container on
+ * this kernel) or, for a slot that does not say its namespace, on a host
+ * of another name.  Within this boot and namespace the holder is alive
+ * while its pid exists with the start time it had, or while the job's
+ * process group (s->pgid) has a member and every member /proc shows
+ * started no earlier than the holder (SPEC 2b); a pid that exists with
+ * another start time is dead, whoever owns it.  Unknown when neither can
+ * be seen (hidepid).
  */
 enum cb_liveness	call_holder_alive(const struct cb_slot *, void *);
+
+/*
+ * After a committed update: SIGKILL the process group of every slot the
+ * step reclaimed because its lease had passed (fx->reaped) while its
+ * holder is gone, when the group can be proven to be the job's (same boot
+ * and namespace, members all started no earlier than the holder), and say
+ * so unless -q.  SPEC 2b: no job outlives its timeout and its guardian by
+ * more than one call.  cmd_transitions calls it.
+ */
+void	cmd_reap(struct cb_ctx *, const char *name, const struct cb_effects *);
 
 /*
  * One guarded call on its way through the breaker.  run, acquire and
@@ -284,6 +356,11 @@ struct cmd_call {
 	/* Fills self, called only when a probe slot is at stake; NULL when
 	 * the caller filled self already. */
 	void			(*fill_self)(struct cmd_call *);
+	/* Called by cmd_admit_cb when the call was admitted with a probe or
+	 * run slot: the job's process group, to record in the slot from the
+	 * start (run forks the job ahead, held until it is let go: spawn_hold),
+	 * or 0; NULL: none. */
+	pid_t			(*job_group)(struct cmd_call *);
 	struct cb_ticket	 ticket;
 	/* Set while a --wait goes on: a busy refusal is then not counted
 	 * (only the last one is, when the wait is over). */
@@ -302,9 +379,10 @@ int	cmd_record_cb(const uint8_t *, size_t, struct cb_buf *, void *,
 /* ---- hook.c ---- */
 
 /*
- * Log the transitions a step made and start their on_transition hooks
- * (SPEC section 5).  The hooks run in the background, alongside what the
- * command does next; cmd_hooks_wait() (called by main before exit)
+ * Kill the groups a committed step reclaimed (cmd_reap), log the
+ * transitions it made and start their on_transition hooks (SPEC section
+ * 5).  The hooks run in the background, alongside what the command does
+ * next; cmd_hooks_wait() (called by main before exit)
  * finishes them, killing each hook's process group five seconds after it
  * started at the latest.
  */
@@ -312,16 +390,25 @@ void	cmd_transitions(struct cb_ctx *, const char *name,
 	    const struct cb_effects *);
 void	cmd_hooks_wait(struct cb_ctx *);
 
+/*
+ * Log a broken config's problems (SPEC section 4) as transitions are
+ * logged (log = syslog; stderr has them already), once per distinct
+ * content of the file: the last content logged is remembered beside the
+ * local state, in STATE-config-logged.
+ */
+void	cmd_config_log(struct cb_ctx *);
+
 /* Operands and options of reset, trip and forget (cmd-admin.c). */
 struct admin_args {
 	const char	 *reason;	/* --reason */
 	int64_t		  for_ms;	/* --for */
+	int		  on_open;	/* trip --on-open: MANUAL_ON_OPEN_* */
 	char		**names;	/* operands: NAMEs and GLOBs */
 	int		  nnames;
 };
-/* Their grammars: reset's --reason; trip's --for and --reason. */
+/* reset's grammar, --reason; trip's (cmd-trip.c) uses the keys 'f' for
+ * --for and 'r' for --reason too. */
 extern const struct cmd_opt	admin_grammar_reason[];
-extern const struct cmd_opt	admin_grammar_trip[];
 
 /*
  * Check the command line a's grammar parsed and fill aa: every NAME valid
@@ -372,6 +459,8 @@ int	admin_each(struct cb_ctx *, const struct admin_args *,
 struct run_value {
 	enum policy_key	 key;
 	const char	*value;
+	char		**list;		/* a list key's value, read by
+					 * libconfig; NULL: none */
 };
 struct run_opts {
 	struct run_value v[RUN_MAX_OPTS];	/* in command-line order */
@@ -384,9 +473,12 @@ extern const struct cmd_opt	run_grammar[];
 /*
  * Turn RUN-OPTIONS parsed by run_grammar into ro.  Returns 0, or -1 after
  * printing an error prefixed with a->what (an -o that is not KEY=VALUE
- * of a known key).
+ * of a known key, a list value libconfig cannot read).
  */
 int	run_options(const struct cmd_args *, struct run_opts *);
+/* Free the lists run_options read (ro's values must outlive every policy
+ * made of them). */
+void	run_options_free(struct run_opts *);
 /* Lay ro's values over b as LAYER_CLI ("command line").  Returns 0, or -1
  * after printing. */
 int	run_apply(const char *cmd, const struct run_opts *,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * config-int.h: what config.c (the file, its top level) and config-layer.c
  * (the policy layers) share while a file is loaded.  These two, and only

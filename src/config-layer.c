@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * config-layer.c: the policy layers of the config file (SPEC section 4):
  * the `defaults` group and each `breakers` entry, read key by key with
@@ -354,4 +355,72 @@ config_policy(const struct cb_config *cfg, const char *name,
 	if ((i = config_entry(cfg, name)) < cfg->nbreakers)
 		return apply_layer(&cfg->breakers[i], LAYER_ENTRY, b, err);
 	return 0;
+}
+
+void
+config_argv_free(char **argv)
+{
+	argv_free(argv);
+}
+
+int
+config_cli_list(const char *key, const char *text, char ***out,
+    struct cb_err *err)
+{
+	struct conf_literals	 lits;
+	config_t		 lc;
+	config_setting_t	*root, *s, *e;
+	char			*doc;
+	unsigned int		 line;
+	int			 i, n, rc = -1;
+
+	*out = NULL;
+	if (strlen(text) > 65536) {
+		err_set(err, "%s: a list longer than 64 KiB", key);
+		return -1;
+	}
+	/* The newline ends a comment the text may end with. */
+	xasprintf(&doc, "%s = %s\n;\n", key, text);
+	memset(&lits, 0, sizeof lits);
+	if (conftext_scan(doc, &lits, &line) != 0) {
+		conftext_free(&lits);
+		free(doc);
+		err_set(err, "%s: @include is not supported", key);
+		return -1;
+	}
+	conftext_free(&lits);
+	config_init(&lc);
+	if (config_read_string(&lc, doc) != CONFIG_TRUE) {
+		err_set(err, "%s: must be a list of strings in the config "
+		    "file's syntax, such as [\"pg_isready\", \"-h\", \"db\"] "
+		    "(%s)", key, config_error_text(&lc) != NULL ?
+		    config_error_text(&lc) : "syntax error");
+		goto out;
+	}
+	root = config_root_setting(&lc);
+	s = config_setting_get_elem(root, 0);
+	if (config_setting_length(root) != 1 || s == NULL ||
+	    (config_setting_type(s) != CONFIG_TYPE_LIST &&
+	    config_setting_type(s) != CONFIG_TYPE_ARRAY)) {
+		err_set(err, "%s: must be a list of strings such as "
+		    "[\"pg_isready\", \"-h\", \"db\"], or none", key);
+		goto out;
+	}
+	n = config_setting_length(s);
+	for (i = 0; i < n; i++) {
+		e = config_setting_get_elem(s, (unsigned int)i);
+		if (config_setting_type(e) != CONFIG_TYPE_STRING) {
+			err_set(err, "%s: element %d must be a string, not %s",
+			    key, i + 1, config_type_name(e));
+			goto out;
+		}
+	}
+	*out = xcalloc((size_t)n + 1, sizeof **out);
+	for (i = 0; i < n; i++)
+		(*out)[i] = xstrdup(config_setting_get_string_elem(s, i));
+	rc = 0;
+out:
+	config_destroy(&lc);
+	free(doc);
+	return rc;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * config.c: finds the libconfig file (SPEC section 4), checks all of it and
  * turns it into plain data, so that a mistake anywhere in it, even in a
@@ -43,7 +44,7 @@ static const char *const fallback_names[] = { "local", "none", NULL };
 const char *const config_top_keys[] = {
 	"state", "state_mode", "sync", "max_breakers", "on_store_error", "log",
 	"on_transition", "defaults", "breakers", "redis_prefix",
-	"store_timeout", "fallback", NULL
+	"store_timeout", "fallback", "lock_timeout", NULL
 };
 
 static void
@@ -56,6 +57,7 @@ config_defaults(struct cb_config *cfg)
 	cfg->on_store_error = STORE_ERROR_OPEN;
 	cfg->log = CB_LOG_SYSLOG;
 	cfg->store_timeout_ms = 250;
+	cfg->lock_timeout_ms = 10000;
 	cfg->fallback = FALLBACK_LOCAL;
 }
 
@@ -81,6 +83,30 @@ config_free(struct cb_config *cfg)
 		config_layer_free(&cfg->breakers[i]);
 	free(cfg->breakers);
 	config_defaults(cfg);
+}
+
+/*
+ * A file with problems keeps what of its top level was read right (the
+ * state and how to reach it, sync, log, ...), never a command
+ * (on_transition) nor a policy layer (SPEC section 4).
+ */
+static void
+config_salvage(struct cb_config *cfg)
+{
+	size_t	i;
+
+	if (cfg->on_transition != NULL) {
+		for (i = 0; cfg->on_transition[i] != NULL; i++)
+			free(cfg->on_transition[i]);
+		free(cfg->on_transition);
+		cfg->on_transition = NULL;
+	}
+	config_layer_free(&cfg->defaults);
+	for (i = 0; i < cfg->nbreakers; i++)
+		config_layer_free(&cfg->breakers[i]);
+	free(cfg->breakers);
+	cfg->breakers = NULL;
+	cfg->nbreakers = 0;
 }
 
 void
@@ -319,39 +345,42 @@ get_redis_prefix(struct loader *ld, const config_setting_t *s, char **out)
 	return 0;
 }
 
-/* store_timeout: a DURATION from 1ms to 60s (a bare integer: seconds). */
+/*
+ * store_timeout (1ms to 60s) and lock_timeout (1ms to 1h): a DURATION from
+ * 1ms to max seconds (a bare integer: seconds).
+ */
 static int
-get_store_timeout(struct loader *ld, const config_setting_t *s,
-    int64_t *out)
+get_timeout(struct loader *ld, const config_setting_t *s, const char *name,
+    long long max, int64_t *out)
 {
 	struct cb_err	perr;
 	int64_t		ms;
 	long long	v;
+	const char	*most = max == 60 ? "60s" : "1h";
 
 	switch (config_setting_type(s)) {
 	case CONFIG_TYPE_INT:
 	case CONFIG_TYPE_INT64:
-		if (config_check_int(ld, s, "store_timeout") != 0)
+		if (config_check_int(ld, s, name) != 0)
 			return -1;
 		v = config_setting_get_int64(s);
-		if (v < 0 || v > 60)
-			return config_fail(ld, s, "store_timeout: must be a "
-			    "duration from 1ms to 60s, not %lld", v);
+		if (v < 0 || v > max)
+			return config_fail(ld, s, "%s: must be a duration "
+			    "from 1ms to %s, not %lld", name, most, v);
 		ms = (int64_t)v * 1000;
 		break;
 	case CONFIG_TYPE_STRING:
 		if (parse_duration(config_setting_get_string(s), &ms,
 		    &perr) != 0)
-			return config_fail(ld, s, "store_timeout: %s",
-			    perr.msg);
+			return config_fail(ld, s, "%s: %s", name, perr.msg);
 		break;
 	default:
-		return config_fail(ld, s, "store_timeout: must be a duration "
-		    "such as \"250ms\", not %s", config_type_name(s));
+		return config_fail(ld, s, "%s: must be a duration such as "
+		    "\"250ms\", not %s", name, config_type_name(s));
 	}
-	if (ms < 1 || ms > 60000)
-		return config_fail(ld, s, "store_timeout: must be a duration "
-		    "from 1ms to 60s, not '%.80s'", config_setting_type(s) ==
+	if (ms < 1 || ms > max * 1000)
+		return config_fail(ld, s, "%s: must be a duration from 1ms "
+		    "to %s, not '%.80s'", name, most, config_setting_type(s) ==
 		    CONFIG_TYPE_STRING ? config_setting_get_string(s) : "0");
 	*out = ms;
 	return 0;
@@ -438,8 +467,12 @@ load_top(struct loader *ld, config_t *lc)
 			if (get_redis_prefix(ld, s, &cfg->redis_prefix) != 0)
 				bad = -1;
 		} else if (strcmp(name, "store_timeout") == 0) {
-			if (get_store_timeout(ld, s,
+			if (get_timeout(ld, s, name, 60,
 			    &cfg->store_timeout_ms) != 0)
+				bad = -1;
+		} else if (strcmp(name, "lock_timeout") == 0) {
+			if (get_timeout(ld, s, name, 3600,
+			    &cfg->lock_timeout_ms) != 0)
 				bad = -1;
 		} else if (strcmp(name, "fallback") == 0) {
 			if (get_enum(ld, s, name, fallback_names, &e) != 0)
@@ -502,7 +535,10 @@ out:
 	return rc;
 }
 
-/* Load path if it exists (or must); returns 1, 0 when absent, or -1. */
+/*
+ * Load path if it exists (or must); returns 1, 0 when absent, 2 when it
+ * is the null device (no config file, as `ssh -F /dev/null`), or -1.
+ */
 static int
 load_path(const char *path, int required, struct cb_config *cfg,
     struct config_msgs *msgs, struct cb_err *err)
@@ -513,14 +549,20 @@ load_path(const char *path, int required, struct cb_config *cfg,
 	unsigned int	 line = 1;
 	int		 rc;
 
-	if ((rc = conftext_read(path, required, &text, &len, err)) != 1)
+	if ((rc = conftext_read(path, required, &text, &len,
+	    &cfg->content_hash, err)) != 1) {
+		/* What cannot be read names the state of nothing. */
+		if (rc == -1)
+			cfg->path = xstrdup(path);
 		return rc;
+	}
 	/* libconfig would stop reading at a NUL and ignore the rest. */
 	if ((nul = memchr(text, '\0', len)) != NULL) {
 		for (p = text; p < nul; p++)
 			line += *p == '\n';
 		err_set(err, "%s:%u: syntax error: NUL byte", path, line);
 		free(text);
+		cfg->path = xstrdup(path);
 		return -1;
 	}
 	memset(&ld, 0, sizeof ld);
@@ -531,11 +573,11 @@ load_path(const char *path, int required, struct cb_config *cfg,
 	rc = load_text(&ld, text);
 	conftext_free(&ld.lits);
 	free(text);
+	cfg->path = xstrdup(path);
 	if (rc != 0) {
-		config_free(cfg);
+		config_salvage(cfg);
 		return -1;
 	}
-	cfg->path = xstrdup(path);
 	return 1;
 }
 
@@ -550,11 +592,11 @@ load_any(const char *path, struct cb_config *cfg, struct config_msgs *msgs,
 	config_defaults(cfg);
 	if (path != NULL) {
 		cfg->source = CONFIG_OPTION;
-		return load_path(path, 1, cfg, msgs, err) == 1 ? 0 : -1;
+		return load_path(path, 1, cfg, msgs, err) >= 1 ? 0 : -1;
 	}
 	if ((env = getenv("CBEXEC_CONFIG")) != NULL && *env != '\0') {
 		cfg->source = CONFIG_ENV;
-		return load_path(env, 1, cfg, msgs, err) == 1 ? 0 : -1;
+		return load_path(env, 1, cfg, msgs, err) >= 1 ? 0 : -1;
 	}
 
 	/* XDG: a relative $XDG_CONFIG_HOME is to be ignored. */
@@ -566,7 +608,7 @@ load_any(const char *path, struct cb_config *cfg, struct config_msgs *msgs,
 	if (xdg != NULL) {
 		cfg->searched[cfg->nsearched++] = xdg;
 		if ((rc = load_path(xdg, 0, cfg, msgs, err)) != 0)
-			return rc == 1 ? 0 : -1;
+			return rc >= 1 ? 0 : -1;
 	}
 	cfg->searched[cfg->nsearched++] = xstrdup(CONFIG_ETC);
 	return load_path(CONFIG_ETC, 0, cfg, msgs, err) == -1 ? -1 : 0;

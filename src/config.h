@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * config.h: the libconfig file (SPEC section 4) turned into plain data.
  * config.c and config-layer.c are the only files that include libconfig.h.
@@ -9,6 +10,8 @@
 #define CBEXEC_CONFIG_H
 
 #include <sys/types.h>
+
+#include <stdint.h>
 
 #include "policy.h"
 #include "util.h"
@@ -60,7 +63,9 @@ enum config_source {
 #define CONFIG_SEARCH_MAX	2	/* XDG, /etc */
 
 struct cb_config {
-	char			*path;		/* file read; NULL: built-in */
+	char			*path;		/* file read (or that could not
+						 * be); NULL: built-in */
+	uint64_t		 content_hash;	/* of its text; 0: none read */
 	char			*state;		/* `state`, or NULL */
 	mode_t			 state_mode;	/* default 0600 */
 	int			 state_mode_set; /* given in the file */
@@ -71,6 +76,7 @@ struct cb_config {
 	char			**on_transition;	/* argv or NULL */
 	char			*redis_prefix;	/* key prefix, or NULL: "cbexec:" */
 	int64_t			 store_timeout_ms;	/* default 250 */
+	int64_t			 lock_timeout_ms;	/* default 10000 */
 	enum cb_fallback	 fallback;	/* default FALLBACK_LOCAL */
 	struct config_layer	 defaults;
 	struct config_layer	*breakers;
@@ -93,8 +99,13 @@ struct cb_config {
  * cfg holds the built-in defaults.  When running as root, refuses a file
  * that group or others can write.
  *
- * Returns 0, or -1 with "FILE:LINE: KEY: what is wrong" in err.  On success
- * the caller owns cfg and frees it with config_free().
+ * The null device (-c /dev/null) is no config file: built-in defaults.
+ *
+ * Returns 0, or -1 with "FILE:LINE: KEY: what is wrong" in err.  Either
+ * way the caller owns cfg and frees it with config_free().  After -1, cfg
+ * holds what of the file's top level was read right (path and state,
+ * sync, log, ...), but no policy layer and no on_transition: a file with
+ * a problem names nothing to execute (SPEC section 4).
  */
 int	config_load(const char *path, struct cb_config *, struct cb_err *);
 void	config_free(struct cb_config *);
@@ -132,6 +143,17 @@ int	config_policy(const struct cb_config *, const char *name,
  * key).
  */
 unsigned int	config_line(const struct cb_config *, const char *key);
+
+/*
+ * A list value given on the command line (-o 'probe=["pg_isready","-h",
+ * "db"]'), in the file's own syntax and read by libconfig as the text
+ * `KEY = TEXT;` alone, never split by a rule of ours (SPEC section 1).
+ * Returns 0 with *out a NULL-terminated argv in new memory (free it with
+ * config_argv_free), or -1 with err naming KEY.
+ */
+int	config_cli_list(const char *key, const char *text, char ***out,
+	    struct cb_err *);
+void	config_argv_free(char **);
 
 /* For --version: "libconfig 1.5.0", the version built against. */
 const char	*config_lib_version(void);

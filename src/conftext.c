@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * conftext.c: what the config file's text holds that libconfig 1.5 would
  * get wrong without a word.  It stores an integer literal that does not
@@ -17,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,9 +27,32 @@
 #include "conftext.h"
 #include "util.h"
 
+/* FNV-1a, 64 bits: which content a problem was logged for. */
+static uint64_t
+text_hash(const char *p, size_t len)
+{
+	uint64_t	h = 0xcbf29ce484222325ULL;
+
+	while (len-- > 0) {
+		h ^= (unsigned char)*p++;
+		h *= 0x100000001b3ULL;
+	}
+	return h != 0 ? h : 1;
+}
+
+/* Is st the null device, as /dev/null names it? */
+static int
+is_null_device(const struct stat *st)
+{
+	struct stat	null;
+
+	return S_ISCHR(st->st_mode) && stat("/dev/null", &null) == 0 &&
+	    S_ISCHR(null.st_mode) && st->st_rdev == null.st_rdev;
+}
+
 int
 conftext_read(const char *path, int required, char **out, size_t *outlen,
-    struct cb_err *err)
+    uint64_t *hash, struct cb_err *err)
 {
 	struct stat	 st;
 	char		*text;
@@ -35,7 +60,13 @@ conftext_read(const char *path, int required, char **out, size_t *outlen,
 	ssize_t		 n;
 	int		 fd;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1) {
+	/*
+	 * O_NONBLOCK: a FIFO (or a device) must not hang every job until
+	 * something writes to it; only a regular file is read.  Symbolic
+	 * links are followed (/etc/cbexec.conf may be one, kept elsewhere).
+	 */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY |
+	    O_NONBLOCK)) == -1) {
 		if (!required && (errno == ENOENT || errno == ENOTDIR))
 			return 0;
 		err_set(err, "cannot open config '%s': %s", path,
@@ -48,9 +79,16 @@ conftext_read(const char *path, int required, char **out, size_t *outlen,
 		close(fd);
 		return -1;
 	}
-	if (S_ISDIR(st.st_mode)) {
+	if (is_null_device(&st)) {
+		close(fd);
+		return 2;
+	}
+	if (!S_ISREG(st.st_mode)) {
 		err_set(err, "cannot read config '%s': %s", path,
-		    strerror(EISDIR));
+		    S_ISDIR(st.st_mode) ? strerror(EISDIR) :
+		    S_ISFIFO(st.st_mode) ? "a FIFO, not a regular file" :
+		    S_ISSOCK(st.st_mode) ? "a socket, not a regular file" :
+		    "a device, not a regular file");
 		close(fd);
 		return -1;
 	}
@@ -96,6 +134,7 @@ conftext_read(const char *path, int required, char **out, size_t *outlen,
 		}
 	}
 	close(fd);
+	*hash = text_hash(text, len);
 	if (len == 0 || text[len - 1] != '\n')
 		text[len++] = '\n';
 	text[len] = '\0';

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * conftext.h: the integer literals of a libconfig 1.5 text (conftext.c),
  * so that a value libconfig would silently wrap is reported instead, and
@@ -7,6 +8,7 @@
 #define CBEXEC_CONFTEXT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "util.h"
 
@@ -16,13 +18,16 @@
 /*
  * Read path into a NUL-terminated buffer (*out, to free; *outlen bytes
  * before the NUL) ending in a newline, which libconfig 1.5 wants after a
- * comment on the last line.  Refused: a directory, a file over
+ * comment on the last line, and a hash of what was read (never 0) into
+ * *hash.  The file is opened so that it cannot block (a FIFO) and read
+ * only if it is a regular file.  Refused: anything else, a file over
  * CONFTEXT_MAX, one owned by neither us nor root (its hooks run as us),
  * and as root one that group or others may write.  Returns 1, 0 when a
- * file not required does not exist, or -1 with err filled.
+ * file not required does not exist, 2 when path is the null device (no
+ * config file), or -1 with err filled.
  */
 int	conftext_read(const char *path, int required, char **out,
-	    size_t *outlen, struct cb_err *err);
+	    size_t *outlen, uint64_t *hash, struct cb_err *err);
 
 /* An integer literal in the text, in the order libconfig meets them. */
 struct conf_literal {

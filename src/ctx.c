@@ -1,5 +1,8 @@
+/* SPDX-License-Identifier: ISC */
 /*
- * ctx.c: the context of one invocation.  The config is loaded once; the
+ * ctx.c: the context of one invocation.  The config is loaded once (a
+ * file with a problem leaves the top level it could read, and each call
+ * the policy its breaker last ran under: SPEC section 4); the
  * state path and the kind of store it names are decided once, by the
  * rules of SPEC sections 5 and 10; the store is opened on demand, once;
  * the boot id is read once.  Nothing here prints but cmd_config and
@@ -40,36 +43,55 @@ ctx_config_load(struct cb_ctx *ctx, struct cb_err *err)
 			ctx->cfg_loaded = 1;
 			return 0;
 		}
-		ctx->cfg_failed = 1;
 		if (ctx->cfg_msgs.n > 0)
 			err_set(&ctx->cfg_err, "%s", ctx->cfg_msgs.v[0]);
 		ctx->cfg_err.code = CB_ERR_CONFIG;
 		named = ctx->config_path != NULL ? ctx->config_path :
 		    getenv("CBEXEC_CONFIG");
-		if (named != NULL && *named != '\0' && stat(named, &sb) == -1 &&
-		    (errno == ENOENT || errno == ENOTDIR))
-			ctx->cfg_missing = 1;
+		if (named == NULL || *named == '\0' || stat(named, &sb) == 0 ||
+		    (errno != ENOENT && errno != ENOTDIR)) {
+			/* SPEC section 4: the file's problems are said, and
+			 * nothing it names is used but its top level. */
+			ctx->cfg_broken = 1;
+			ctx->cfg_loaded = 1;
+			return 0;
+		}
+		config_free(&ctx->cfg);
+		ctx->cfg_failed = 1;
+		ctx->cfg_missing = 1;
 	}
 	if (err != NULL)
 		*err = ctx->cfg_err;
 	return -1;
 }
 
-int
-cmd_config(struct cb_ctx *ctx)
+/* Print every problem the config has, once per invocation, even with -q. */
+static void
+config_report(struct cb_ctx *ctx)
 {
 	size_t	i;
 
-	if (ctx_config_load(ctx, NULL) == 0)
-		return 0;
-	if (!ctx->cfg_reported) {
-		if (ctx->cfg_msgs.n == 0)
-			cmd_warnx("%s", ctx->cfg_err.msg);
-		for (i = 0; i < ctx->cfg_msgs.n; i++)
-			cmd_warnx("%s", ctx->cfg_msgs.v[i]);
-		ctx->cfg_reported = 1;
+	if (ctx->cfg_reported)
+		return;
+	ctx->cfg_reported = 1;
+	if (ctx->cfg_msgs.n == 0)
+		cmd_warnx("%s", ctx->cfg_err.msg);
+	for (i = 0; i < ctx->cfg_msgs.n; i++)
+		cmd_warnx("%s", ctx->cfg_msgs.v[i]);
+}
+
+int
+cmd_config(struct cb_ctx *ctx)
+{
+	if (ctx_config_load(ctx, NULL) == -1) {
+		config_report(ctx);
+		return -1;
 	}
-	return -1;
+	if (ctx->cfg_broken && !ctx->cfg_reported) {
+		config_report(ctx);
+		cmd_config_log(ctx);
+	}
+	return 0;
 }
 
 /*
@@ -421,6 +443,8 @@ ctx_open_lmdb(struct cb_ctx *ctx, const char *path, int readonly,
 	opts.readonly = readonly;
 	opts.max_records = (uint64_t)ctx->cfg.max_breakers;
 	opts.rank = rank_record;
+	opts.lock_timeout_ms = ctx->cfg.lock_timeout_ms;
+	opts.on_signal = cmd_store_signal;
 	return store_lmdb_open(&opts, err);
 }
 
@@ -447,7 +471,11 @@ cmd_store(struct cb_ctx *ctx, int readonly, struct cb_err *err)
 {
 	if (ctx->store != NULL)
 		return ctx->store;
-	if (ctx_config_load(ctx, err) == -1 || ctx_state(ctx, err) == -1)
+	if (cmd_config(ctx) == -1) {
+		*err = ctx->cfg_err;
+		return NULL;
+	}
+	if (ctx_state(ctx, err) == -1)
 		return NULL;
 	state_split_note(ctx);
 	if (ctx->state_redis)
@@ -496,6 +524,70 @@ cmd_policy(struct cb_ctx *ctx, const char *name, struct policy_builder *b)
 	return 0;
 }
 
+/*
+ * The policy NAME's record last ran under, over the built-in defaults,
+ * into b (SPEC section 4); the built-in defaults alone when there is no
+ * record, it cannot be read (run then says why, or follows
+ * on_store_error), or the store is not to be opened.
+ */
+static void
+record_policy(struct cb_ctx *ctx, const char *name, int store_mode,
+    struct policy_builder *b)
+{
+	/* Large (a record): static, see struct cb_record. */
+	static struct cb_record	 r;
+	struct cb_policy	 base, last;
+	struct cb_buf		 buf = { 0 };
+	struct cb_err		 err;
+	struct store		*store;
+
+	policy_init(b);
+	if (policy_finish(b, &base, &err) == -1)
+		return;		/* cannot happen: the built-in defaults */
+	if (store_mode == CALL_STORE_NONE || (store = cmd_store(ctx,
+	    store_mode == CALL_STORE_RO, &err)) == NULL ||
+	    store_get(store, name, &buf, &err) != 1 ||
+	    record_decode(buf.data, buf.len, &r, &err) != RECORD_OK ||
+	    breaker_policy(&r, &base, &last) == 0) {
+		buf_free(&buf);
+		policy_init(b);
+		return;
+	}
+	buf_free(&buf);
+	policy_init_from(b, &last, "last run");
+}
+
+int
+cmd_call_builder(struct cb_ctx *ctx, const char *name, int store_mode,
+    struct policy_builder *b)
+{
+	if (cmd_config(ctx) == -1)
+		return -1;
+	if (ctx->cfg_broken) {
+		record_policy(ctx, name, store_mode, b);
+		return 0;
+	}
+	return cmd_policy(ctx, name, b);
+}
+
+int
+cmd_call_policy(struct cb_ctx *ctx, const char *what, const char *name,
+    int store_mode, const struct run_opts *ro, struct cb_policy *p)
+{
+	struct policy_builder	b;
+	struct cb_err		err;
+
+	if (cmd_call_builder(ctx, name, store_mode, &b) == -1)
+		return -1;
+	if (ro != NULL && run_apply(what, ro, &b) == -1)
+		return -1;
+	if (policy_finish(&b, p, &err) == -1) {
+		cmd_warnx("%s: %s", name, err.msg);
+		return -1;
+	}
+	return 0;
+}
+
 const uint8_t *
 cmd_boot_id(struct cb_ctx *ctx)
 {
@@ -504,6 +596,26 @@ cmd_boot_id(struct cb_ctx *ctx)
 		ctx->have_boot_id = 1;
 	}
 	return ctx->boot_id;
+}
+
+uint64_t
+cmd_pidns(struct cb_ctx *ctx)
+{
+	if (!ctx->have_pidns) {
+		ctx->pidns = clock_pidns();
+		ctx->have_pidns = 1;
+	}
+	return ctx->pidns;
+}
+
+const char *
+cmd_host(struct cb_ctx *ctx)
+{
+	if (!ctx->have_host) {
+		clock_host_name(ctx->host, sizeof ctx->host);
+		ctx->have_host = 1;
+	}
+	return ctx->host;
 }
 
 void
@@ -528,7 +640,7 @@ ctx_free(struct cb_ctx *ctx)
 	ctx->store = NULL;
 	if (ctx->cfg_loaded)
 		config_free(&ctx->cfg);
-	if (ctx->cfg_failed)
+	if (ctx->cfg_failed || ctx->cfg_broken)
 		config_msgs_free(&ctx->cfg_msgs);
 	free(ctx->state);
 	ctx->state = NULL;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * hint.c: "did you mean" for an unknown name: the known name nearest to
  * it by Damerau-Levenshtein distance (optimal string alignment), '-' taken

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * hint.h: the nearest known name to an unknown one, for "unknown key
  * 'open_timout' (did you mean open_timeout?)".  Pure: libc only.

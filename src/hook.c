@@ -1,15 +1,20 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * hook.c: what a breaker's transitions set off (SPEC section 5): a log
  * line (syslog, or stderr), a line for the caller when this call opened
  * or closed the breaker (SPEC 6.5: cron mails it), and the on_transition
  * hook, run in the background under a supervisor that finishes every hook
- * before cbexec exits.
+ * before cbexec exits; and the log of a broken config's problems, once
+ * per content of the file.
  */
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/un.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <paths.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +25,7 @@
 
 #include "breaker.h"
 #include "cmd.h"
+#include "esc.h"
 #include "record.h"
 #include "spawn.h"
 
@@ -93,6 +99,9 @@ run_hook(struct cb_ctx *ctx, const char *name, const struct cb_transition *t)
 		memmove(&hooks[0], &hooks[1], (HOOK_MAX - 1) * sizeof hooks[0]);
 		nhooks--;
 	}
+	/* The hook gets the bytes as they are: data for a program, not for
+	 * a terminal (esc.h is for people).  A hook that prints them must
+	 * escape them itself. */
 	xasprintf(&env[0], "CBEXEC_NAME=%s", name);
 	xasprintf(&env[1], "CBEXEC_FROM=%s", record_state_name(t->from));
 	xasprintf(&env[2], "CBEXEC_TO=%s", record_state_name(t->to));
@@ -188,19 +197,20 @@ transition_said(const char *name, const struct cb_transition *t)
 		until_text(t->until_ms, until, sizeof until);
 		if (t->from == STATE_CLOSED)
 			cmd_warnx("%s: circuit opened after %s; refusing runs "
-			    "until %s", name, t->reason, until);
+			    "until %s", esc(name), esc(t->reason), until);
 		else
 			cmd_warnx("%s: circuit re-opened (%s); refusing runs "
-			    "until %s", name, t->reason, until);
+			    "until %s", esc(name), esc(t->reason), until);
 		return 1;
 	}
 	if (t->to != STATE_CLOSED)
 		return 0;
 	if (t->probes <= 1)
-		cmd_warnx("%s: circuit closed after a successful probe", name);
+		cmd_warnx("%s: circuit closed after a successful probe",
+		    esc(name));
 	else
 		cmd_warnx("%s: circuit closed after %u successful probes",
-		    name, t->probes);
+		    esc(name), t->probes);
 	return 1;
 }
 
@@ -212,6 +222,7 @@ cmd_transitions(struct cb_ctx *ctx, const char *name,
 	int				 i, said;
 	enum cb_log			 log;
 
+	cmd_reap(ctx, name, fx);
 	log = ctx->cfg_loaded ? ctx->cfg.log : CB_LOG_SYSLOG;
 	/* No syslog (a container): what is said on stderr is said once. */
 	if (log == CB_LOG_SYSLOG && fx->ntrans > 0 && !syslog_usable(ctx))
@@ -221,20 +232,136 @@ cmd_transitions(struct cb_ctx *ctx, const char *name,
 		if (log == CB_LOG_SYSLOG) {
 			openlog("cbexec", LOG_PID, LOG_USER);
 			syslog(t->to == STATE_OPEN ? LOG_WARNING : LOG_NOTICE,
-			    "%s: %s -> %s (%s)", name,
+			    "%s: %s -> %s (%s)", esc(name),
 			    record_state_name(t->from),
-			    record_state_name(t->to), t->reason);
+			    record_state_name(t->to), esc(t->reason));
 		}
 		/* log = stderr is the log: its line, not a second one. */
 		said = log != CB_LOG_STDERR && !ctx->quiet &&
 		    transition_said(name, t);
 		if (!said && (log == CB_LOG_STDERR || ctx->verbose))
-			cmd_warnx("%s: %s -> %s (%s)", name,
+			cmd_warnx("%s: %s -> %s (%s)", esc(name),
 			    record_state_name(t->from),
-			    record_state_name(t->to), t->reason);
-		if (ctx->cfg_loaded && ctx->cfg.on_transition != NULL)
+			    record_state_name(t->to), esc(t->reason));
+		/* A broken file names nothing to run (SPEC section 4). */
+		if (ctx->cfg_loaded && !ctx->cfg_broken &&
+		    ctx->cfg.on_transition != NULL)
 			run_hook(ctx, name, t);
 	}
 	if (log == CB_LOG_SYSLOG && fx->ntrans > 0)
 		closelog();
+}
+
+/* ---- a broken config's problems (SPEC section 4) ----------------------- */
+
+#define CONFIG_LOGGED	"-config-logged"
+
+static uint64_t
+fnv(uint64_t h, const void *p, size_t len)
+{
+	const unsigned char	*b = p;
+
+	while (len-- > 0) {
+		h ^= *b++;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* Which problems of which content: the text's hash and what was said. */
+static uint64_t
+config_fingerprint(const struct cb_ctx *ctx)
+{
+	uint64_t	h = 0xcbf29ce484222325ULL;
+	size_t		i;
+
+	h = fnv(h, &ctx->cfg.content_hash, sizeof ctx->cfg.content_hash);
+	if (ctx->cfg_msgs.n == 0)
+		h = fnv(h, ctx->cfg_err.msg, strlen(ctx->cfg_err.msg) + 1);
+	for (i = 0; i < ctx->cfg_msgs.n; i++)
+		h = fnv(h, ctx->cfg_msgs.v[i], strlen(ctx->cfg_msgs.v[i]) + 1);
+	return h;
+}
+
+/*
+ * The fingerprint last logged, from path: 0, or -1 when there is none (or
+ * it is not a small regular file; a symbolic link is not followed, nor a
+ * FIFO waited on).
+ */
+static int
+logged_read(const char *path, uint64_t *h)
+{
+	struct stat	 st;
+	char		 buf[32];
+	ssize_t		 n;
+	int		 fd, rc = -1;
+
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
+	    O_NOCTTY)) == -1)
+		return -1;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (n = read(fd, buf, sizeof buf - 1)) > 0) {
+		buf[n] = '\0';
+		rc = sscanf(buf, "%16" SCNx64 "\n", h) == 1 ? 0 : -1;
+	}
+	(void)close(fd);
+	return rc;
+}
+
+/*
+ * Remember h in path: a new file, never one that exists (a link planted
+ * in a shared directory), renamed over the old.  Best effort: failing, the
+ * problems are logged again next time.
+ */
+static void
+logged_write(const char *path, uint64_t h)
+{
+	char	*tmp;
+	char	 buf[32];
+	int	 fd, len, ok;
+
+	xasprintf(&tmp, "%s.XXXXXX", path);
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1) {
+		free(tmp);
+		return;
+	}
+	len = snprintf(buf, sizeof buf, "%016" PRIx64 "\n", h);
+	ok = fchmod(fd, 0644) == 0 && write(fd, buf, (size_t)len) == len;
+	ok = close(fd) == 0 && ok;
+	if (!ok || rename(tmp, path) == -1)
+		(void)unlink(tmp);
+	free(tmp);
+}
+
+void
+cmd_config_log(struct cb_ctx *ctx)
+{
+	struct cb_err	 err;
+	uint64_t	 h, old;
+	char		*state, *logged = NULL;
+	size_t		 i;
+
+	/* log = stderr: said there already, by every command. */
+	if (ctx->cfg.log != CB_LOG_SYSLOG)
+		return;
+	h = config_fingerprint(ctx);
+	if ((state = cmd_state_local(ctx, &err)) != NULL) {
+		xasprintf(&logged, "%s" CONFIG_LOGGED, state);
+		free(state);
+		if (logged_read(logged, &old) == 0 && old == h) {
+			free(logged);
+			return;
+		}
+	}
+	openlog("cbexec", LOG_PID, LOG_USER);
+	if (ctx->cfg_msgs.n == 0)
+		syslog(LOG_ERR, "config: %s", ctx->cfg_err.msg);
+	for (i = 0; i < ctx->cfg_msgs.n; i++)
+		syslog(LOG_ERR, "config: %s", ctx->cfg_msgs.v[i]);
+	closelog();
+	if (ctx->verbose)
+		cmd_warnx("the config's problems were sent to syslog");
+	if (logged != NULL)
+		logged_write(logged, h);
+	free(logged);
 }

@@ -1,36 +1,21 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * name.c: breaker name validation, shared by every command that takes a
  * NAME.  Kept apart from cmd.c so that it stays pure and can be fuzzed.
  */
-#include <stdio.h>
 #include <string.h>
 
+#include "esc.h"
 #include "name.h"
 
 /*
- * The name as a message can show it: printable ASCII as it is, any other
- * byte as \xNN, cut after about 60 bytes, so that a bad name cannot put
- * control bytes on a terminal.
+ * The name as a message can show it (esc.h), cut to fit the buffer, so
+ * that a bad name cannot put control bytes on a terminal.
  */
 static void
 shown(const char *name, char *buf, size_t size)
 {
-	size_t		i, n = 0;
-	unsigned char	c;
-
-	for (i = 0; name[i] != '\0' && n + 8 < size; i++) {
-		c = (unsigned char)name[i];
-		if (i == 60) {
-			memcpy(buf + n, "...", 3);
-			n += 3;
-			break;
-		}
-		if (c >= 0x20 && c < 0x7f)
-			buf[n++] = (char)c;
-		else
-			n += (size_t)snprintf(buf + n, size - n, "\\x%02x", c);
-	}
-	buf[n] = '\0';
+	(void)esc_mem(buf, size, name, strlen(name));
 }
 
 int
@@ -47,8 +32,9 @@ name_valid(const char *name, struct cb_err *err)
 		return -1;
 	}
 	if (len > NAME_MAX_LEN) {
-		err_set(err, "invalid breaker name '%.20s...': %zu bytes, "
-		    "at most %d", name, len, NAME_MAX_LEN);
+		(void)esc_mem(show, 24, name, len);
+		err_set(err, "invalid breaker name '%s': %zu bytes, "
+		    "at most %d", show, len, NAME_MAX_LEN);
 		return -1;
 	}
 	if (name[0] == '-') {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * name.h: what a breaker NAME may be (SPEC section 1): 1 to NAME_MAX_LEN
  * bytes of A-Z a-z 0-9 . _ - : @ / +, not beginning with '-' (so that an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * out.c: the one output buffer of `status --json` and `--prometheus`, and
  * the hand-made writers over it: numbers, RFC 3339 times, JSON strings
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "esc.h"
 #include "out.h"
 
 static const char	hexdig[] = "0123456789abcdef";
@@ -214,45 +216,11 @@ out_rfc3339(struct obuf *o, int64_t ms, char quote)
 		out_add(o, d + 1, 24);
 }
 
-/*
- * The length of the valid UTF-8 sequence at s (at most n bytes), or 0:
- * no overlong forms, no surrogates, nothing above U+10FFFF (RFC 3629).
- */
-static size_t
-utf8_seq(const unsigned char *s, size_t n)
-{
-	unsigned char	c = s[0], lo = 0x80, hi = 0xbf;
-	size_t		len, i;
-
-	if (c >= 0xc2 && c <= 0xdf)
-		len = 2;
-	else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		if (c == 0xe0)
-			lo = 0xa0;
-		else if (c == 0xed)
-			hi = 0x9f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		if (c == 0xf0)
-			lo = 0x90;
-		else if (c == 0xf4)
-			hi = 0x8f;
-	} else
-		return 0;
-	if (n < len || s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return len;
-}
-
 void
 out_json_string(struct obuf *o, const char *s, size_t len)
 {
 	const unsigned char	*u = (const unsigned char *)s;
-	size_t			 i = 0, start = 0, k;
+	size_t			 i = 0, start = 0, k = 0;
 	unsigned char		 c;
 	char			 e[6];
 
@@ -263,7 +231,11 @@ out_json_string(struct obuf *o, const char *s, size_t len)
 		if (i == len)
 			break;
 		c = u[i];
-		if (c >= 0x80 && (k = utf8_seq(u + i, len - i)) > 0) {
+		/* Valid UTF-8 as it is, but a C1 control (U+0080-U+009F,
+		 * 0xc2 0x80-0x9f) as \u00XX like C0, for whoever shows the
+		 * JSON on a terminal (esc.h). */
+		if (c >= 0x80 && (k = esc_utf8_seq(u + i, len - i)) > 0 &&
+		    (c != 0xc2 || u[i + 1] >= 0xa0)) {
 			i += k;
 			continue;
 		}
@@ -275,9 +247,11 @@ out_json_string(struct obuf *o, const char *s, size_t len)
 		} else if (c == '\n' || c == '\t') {
 			e[1] = c == '\n' ? 'n' : 't';
 			out_add(o, e, 2);
-		} else if (c >= 0x80)
+		} else if (c >= 0x80 && k == 0)
 			OUT_LIT(o, "\\ufffd");
 		else {
+			if (c >= 0x80)
+				c = u[++i];	/* the C1 control's code */
 			memcpy(e, "\\u00", 4);
 			e[4] = hexdig[c >> 4];
 			e[5] = hexdig[c & 0xf];

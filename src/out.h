@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * out.h: fast formatted output for `status --json` and `--prometheus`.
  *
@@ -84,9 +85,11 @@ void	out_rfc3339(struct obuf *, int64_t ms, char quote);
  * elements are separated by "," alone.  Elsewhere items are separated by
  * ", " and a key from its value by ": ".
  *
- * Strings are written with '"', '\\', control bytes and DEL escaped
- * (\n, \t, \u00XX), valid UTF-8 as it is and each byte that is not part
- * of a valid UTF-8 sequence as \ufffd, so the output is always JSON.
+ * Strings are written with '"', '\\', control bytes, DEL and the C1
+ * controls U+0080-U+009F escaped (\n, \t, \u00XX), other valid UTF-8 as
+ * it is and each byte that is not part of a valid UTF-8 sequence as
+ * \ufffd, so the output is always JSON, and shown on a terminal moves
+ * no cursor (esc.h).
  * Times (ms) of 0 or less are written as null.
  */
 #define JW_DEPTH	8

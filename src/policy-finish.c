@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * policy-finish.c: the second half of policy.h, policy_finish(): once every
  * layer has been set, resolve the three exit code classes (SPEC section 3)

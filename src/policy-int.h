@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * policy-int.h: what policy.c (the key table and the builder) and
  * policy-type.c (reading, storing and printing each type of value) share.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * policy-type.c: each type of policy value (enum, integer, number,
  * duration, exit code list, preset, argv list) read from its spelling in
@@ -296,9 +297,9 @@ set_argv(const struct key_def *d, const struct policy_value *v,
 		return 0;
 	}
 	if (v->type == PV_STRING && v->from_cli) {
-		err_set(err, "%s: an argv list is set in the config file only "
-		    "(%s = [ \"pg_isready\", \"-h\", \"db\" ];); -o %s=none "
-		    "alone is allowed", d->name, d->name, d->name);
+		err_set(err, "%s: -o %s= takes a list in the config file's "
+		    "syntax, such as [\"pg_isready\", \"-h\", \"db\"], or "
+		    "none", d->name, d->name);
 		return -1;
 	}
 	if (v->type != PV_LIST) {

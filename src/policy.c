@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * policy.c: the per-breaker policy of SPEC section 3.  One table, keys[],
  * says each key once: its name, its type, where its value lives, its
@@ -222,6 +223,27 @@ void
 policy_init(struct policy_builder *b)
 {
 	*b = *builtin();
+}
+
+void
+policy_init_from(struct policy_builder *b, const struct cb_policy *p,
+    const char *origin)
+{
+	int	k;
+
+	*b = *builtin();
+	b->p = *p;
+	b->p.probe = NULL;
+	for (k = 0; k < PK_COUNT; k++)
+		b->origin[k] = origin;
+	b->preset = p->preset;
+	/* Its classes as explicit ones of the lowest layer: a class or a
+	 * preset laid over takes what it names, as over a config's. */
+	b->cls[POLICY_CLASS_FAILURE] = p->failure_codes;
+	b->cls[POLICY_CLASS_SUCCESS] = p->success_codes;
+	b->cls[POLICY_CLASS_IGNORE] = p->ignore_codes;
+	for (k = 0; k < POLICY_CLASSES; k++)
+		b->cls_set[k] = LAYER_BUILTIN + 1;
 }
 
 int

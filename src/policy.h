@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * policy.h: the per-breaker policy (SPEC section 3), its built-in defaults,
  * presets, and the validation shared by the config file and the command
@@ -198,6 +199,16 @@ int		 policy_key_is_list(enum policy_key);
 
 /* Every key at its default (SPEC section 3), from "built-in". */
 void	policy_init(struct policy_builder *);
+
+/*
+ * Start b from p, a finished policy (the one a breaker last ran under,
+ * for a config that cannot be used: SPEC section 4), every key from
+ * origin in the lowest layer, so that each later layer overrides it as
+ * it would the built-in defaults; its code classes stay unless a class
+ * or preset laid over names the codes.  Never a probe command.
+ */
+void	policy_init_from(struct policy_builder *, const struct cb_policy *p,
+	    const char *origin);
 
 /* Class cls's built-in codes (failure 1-255, success 0, ignore none);
  * empty for a cls out of range. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * preset.c: the presets' exit code tables (SPEC section 3), each taken
  * from its tool's own manual.  cbexec.conf(5) prints these tables; keep the

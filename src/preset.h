@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * preset.h: named exit code tables for well-known tools (SPEC section 3:
  * `preset = "curl"`).  A preset fills the three code classes, failure,

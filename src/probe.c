@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * probe.c: the probe command of SPEC section 2c, run by `run` and
  * `acquire` in place of the job when their call was admitted as a

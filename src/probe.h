@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * probe.h: the probe command of SPEC section 2c.  When a call is admitted
  * as a half-open probe and the policy names a `probe`, that command runs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * record-decode.c: decode one breaker's record (record.h) of any version
  * up to RECORD_VERSION into the current struct cb_record; the layout is
@@ -9,15 +10,48 @@
  * truncated or hostile record is an error, never an overread, and every
  * time within +-2^53 ms (+-285,000 years) and every duration within
  * 0..2^53, so that the state machine's sums and differences of two of them
- * cannot overflow.
+ * cannot overflow.  Version 4 is record-decode4.c's.  Version 3 was, all
+ * integers little-endian, doubles as their IEEE 754 bits in a u64:
+ *
+ *	"CBRK" u16 version u8 state u8 manual		(version 1-2: u8 0)
+ *	u64 epoch
+ *	i64 created_at changed_at opened_at open_until last_run_at last_used
+ *	    cooldown				(milliseconds)
+ *	u32 consecutive_failures half_open_successes
+ *	u64 calls successes failures timeouts ignored interrupted stale
+ *	    rejected
+ *	u64 transitions[closed] transitions[open] transitions[half-open]
+ *	i32 last_exit i64 last_duration
+ *	u16 n, n bytes of reason
+ *	u16 n, n x SLOT					(probe slots)
+ *	u16 n, (n + 7) / 8 bytes of rate window bits
+ *	u16 n, n x i64 failure times
+ *	u8 n, n x (u8 mark i16 exit i64 at)		(version 2: n x u8 mark)
+ *	u8 n, n x (i64 at u8 from u8 to u8 len, len bytes of reason
+ *	    u8 len, len bytes of user)			(version 2 on)
+ *	u64 identity u64 busy u32 refused_since_run	(version 3 on)
+ *	i64 last_failure.at i32 exit i32 signal u8 timed_out i64 duration
+ *	u8 policy.set u8 trip_policy i16 preset u32 trip_failures
+ *	    i64 trip_period u32 trip_window u32 trip_min_calls
+ *	    f64 trip_failure_rate i64 open_timeout i64 max_open_timeout
+ *	    f64 backoff u32 half_open_max_calls i64 timeout u32 max_concurrent
+ *	u16 n, n x SLOT					(run slots)
+ *
+ * where SLOT is u64 token i64 lease_until i32 pid u64 start_time 16 bytes
+ * boot_id, and since version 3 also i64 lease_length i64 since u8 len, len
+ * bytes of host.  The version 3 flags (manual, timed_out, policy.set) are
+ * 0 or 1, so that a record has one spelling.  A version 3 record decodes
+ * with its snapshot not full (the version 4 fields at the built-in
+ * defaults), and every record before 4 with no last success, run by no
+ * one, slots of no known namespace or group.
  */
 #include <stddef.h>
 #include <string.h>
 
 #include "record.h"
+#include "record-int.h"
 
-/* Bound on stored times and durations (ms): sums of two stay in int64. */
-#define TIME_BOUND	((int64_t)1 << 53)
+#define TIME_BOUND	RECORD_TIME_BOUND
 
 static int
 time_ok(int64_t t)
@@ -79,10 +113,15 @@ record_bad_time(const struct cb_record *r)
 	for (i = 0; i < r->nruns; i++)
 		if (!time_ok(r->run_at_ms[i]))
 			return "run time";
+	for (i = 0; i < r->nhist; i++)
+		if (!time_ok(r->hist[i].at_ms))
+			return "transition time";
 	if (!time_ok(r->last_failure.at_ms))
 		return "last_failure time";
 	if (!duration_ok(r->last_failure.duration_ms))
 		return "last_failure duration";
+	if (!time_ok(r->last_success_ms))
+		return "last_success";
 	return NULL;
 }
 
@@ -90,6 +129,47 @@ static int
 ratio_ok(double d, double max)
 {
 	return d >= 0 && d <= max;	/* false for NaN */
+}
+
+/* The three code classes share no code. */
+static int
+classes_apart(const struct cb_snapshot *s)
+{
+	size_t	i;
+
+	for (i = 0; i < 4; i++)
+		if ((s->failure_codes.w[i] & s->success_codes.w[i]) != 0 ||
+		    (s->failure_codes.w[i] & s->ignore_codes.w[i]) != 0 ||
+		    (s->success_codes.w[i] & s->ignore_codes.w[i]) != 0)
+			return 0;
+	return 1;
+}
+
+/* The fields since version 4 (at their defaults in older records). */
+static const char *
+record_bad_policy4(const struct cb_snapshot *s)
+{
+	if (!ratio_ok(s->jitter, 1))
+		return "jitter";
+	if (!duration_ok(s->probe_lease_ms))
+		return "probe_lease";
+	if (!duration_ok(s->probe_timeout_ms))
+		return "probe_timeout";
+	if (!duration_ok(s->kill_after_ms))
+		return "kill_after";
+	if (!duration_ok(s->slow_call_ms))
+		return "slow_call";
+	if (!classes_apart(s))
+		return "code classes";
+	if (s->timeout_is > VERDICT_IGNORE)
+		return "timeout_is";
+	if (s->signal_is > VERDICT_IGNORE)
+		return "signal_is";
+	if (s->on_open > ON_OPEN_SKIP)
+		return "on_open";
+	if (s->on_busy > ON_OPEN_SKIP)
+		return "on_busy";
+	return NULL;
 }
 
 /* The policy snapshot in range; else the name of the first that is not. */
@@ -112,103 +192,7 @@ record_bad_policy(const struct cb_snapshot *s)
 		return "backoff";
 	if (!duration_ok(s->timeout_ms))
 		return "timeout";
-	return NULL;
-}
-
-/* Copy n bytes of text into dst (size max), refusing NUL bytes. */
-static int
-take_text(const uint8_t *p, size_t n, char *dst, size_t max)
-{
-	if (p == NULL)
-		return 0;	/* short read: reported by the caller */
-	if (n >= max || memchr(p, '\0', n) != NULL)
-		return -1;
-	memcpy(dst, p, n);
-	dst[n] = '\0';
-	return 0;
-}
-
-/* A bounded reader: every take checks the remaining length first. */
-struct reader {
-	const uint8_t	*p;
-	size_t		 left;
-	int		 short_read;
-	unsigned	 version;
-	int		 bad_flag;	/* a flag byte other than 0 or 1 */
-};
-
-static const uint8_t *
-take(struct reader *rd, size_t n)
-{
-	const uint8_t	*p;
-
-	if (rd->short_read || rd->left < n) {
-		rd->short_read = 1;
-		return NULL;
-	}
-	p = rd->p;
-	rd->p += n;
-	rd->left -= n;
-	return p;
-}
-
-static uint8_t
-take_u8(struct reader *rd)
-{
-	const uint8_t	*p = take(rd, 1);
-
-	return p == NULL ? 0 : p[0];
-}
-
-static uint16_t
-take_u16(struct reader *rd)
-{
-	const uint8_t	*p = take(rd, 2);
-
-	return p == NULL ? 0 : get_u16(p);
-}
-
-static uint32_t
-take_u32(struct reader *rd)
-{
-	const uint8_t	*p = take(rd, 4);
-
-	return p == NULL ? 0 : get_u32(p);
-}
-
-static uint64_t
-take_u64(struct reader *rd)
-{
-	const uint8_t	*p = take(rd, 8);
-
-	return p == NULL ? 0 : get_u64(p);
-}
-
-static int64_t
-take_i64(struct reader *rd)
-{
-	return (int64_t)take_u64(rd);
-}
-
-static double
-take_f64(struct reader *rd)
-{
-	uint64_t	u = take_u64(rd);
-	double		d;
-
-	memcpy(&d, &u, sizeof d);
-	return d;
-}
-
-/* A flag: 0 or 1, so that a record has one spelling. */
-static uint8_t
-take_flag(struct reader *rd)
-{
-	uint8_t	v = take_u8(rd);
-
-	if (v > 1)
-		rd->bad_flag = 1;
-	return v;
+	return record_bad_policy4(s);
 }
 
 /* A u8 length, then that many bytes of text. */
@@ -478,6 +462,24 @@ decode_v3(struct reader *rd, struct cb_record *r, struct cb_err *err)
 	    "run", err);
 }
 
+/* Versions 1 to 3 after the magic and version: -1 with err set, or 0. */
+static int
+decode_v1to3(struct reader *rd, struct cb_record *r, uint8_t *state,
+    struct cb_err *err)
+{
+	*state = decode_head(rd, r);
+	if (decode_reason(rd, r, err) == -1 ||
+	    decode_slots(rd, r->slots, &r->nslots, RECORD_MAX_SLOTS,
+	    "probe", err) == -1 ||
+	    decode_windows(rd, r, err) == -1)
+		return -1;
+	if (rd->version >= 2 && decode_history(rd, r, err) == -1)
+		return -1;
+	if (rd->version >= 3 && decode_v3(rd, r, err) == -1)
+		return -1;
+	return 0;
+}
+
 /* Zero what decoding sets, but not the unused tails of the arrays. */
 static void
 decode_clear(struct cb_record *r)
@@ -496,9 +498,11 @@ decode_clear(struct cb_record *r)
 	r->busy = 0;
 	r->refused_since_run = 0;
 	memset(&r->last_failure, 0, sizeof r->last_failure);
-	memset(&r->policy, 0, sizeof r->policy);
-	r->policy.preset = -1;
+	record_snapshot_clear(&r->policy);
 	r->nrunning = 0;
+	r->last_success_ms = 0;
+	memset(&r->last_run_by, 0, sizeof r->last_run_by);
+	r->manual_on_open = 0;
 }
 
 /* Cross-field checks once every field is read. */
@@ -517,6 +521,11 @@ decode_check(const struct cb_record *r, uint8_t state, struct cb_err *err)
 	}
 	if ((what = record_bad_policy(&r->policy)) != NULL) {
 		err_set(err, "record policy has %s out of range", what);
+		return RECORD_EVALUE;
+	}
+	if (r->manual_on_open > MANUAL_ON_OPEN_SKIP) {
+		err_set(err, "record has invalid manual on_open %u",
+		    r->manual_on_open);
 		return RECORD_EVALUE;
 	}
 	return RECORD_OK;
@@ -556,22 +565,17 @@ enum record_error
 record_decode(const uint8_t *data, size_t len, struct cb_record *r,
     struct cb_err *err)
 {
-	struct reader		rd = { data, len, 0, 0, 0 };
+	struct reader		rd = { data, len, 0, 0, 0, NULL };
 	enum record_error	e;
 	uint8_t			state;
 
 	decode_clear(r);
 	if ((e = decode_magic(&rd, len, err)) != RECORD_OK)
 		return e;
-	state = decode_head(&rd, r);
-	if (decode_reason(&rd, r, err) == -1 ||
-	    decode_slots(&rd, r->slots, &r->nslots, RECORD_MAX_SLOTS,
-	    "probe", err) == -1 ||
-	    decode_windows(&rd, r, err) == -1)
-		return RECORD_EVALUE;
-	if (rd.version >= 2 && decode_history(&rd, r, err) == -1)
-		return RECORD_EVALUE;
-	if (rd.version >= 3 && decode_v3(&rd, r, err) == -1)
+	if (rd.version >= 4) {
+		if (record_decode4(&rd, r, &state, err) == -1)
+			return RECORD_EVALUE;
+	} else if (decode_v1to3(&rd, r, &state, err) == -1)
 		return RECORD_EVALUE;
 
 	if (rd.short_read) {
@@ -580,6 +584,10 @@ record_decode(const uint8_t *data, size_t len, struct cb_record *r,
 	}
 	if (rd.bad_flag) {
 		err_set(err, "record has a flag other than 0 or 1");
+		return RECORD_EVALUE;
+	}
+	if (rd.bad_value != NULL) {
+		err_set(err, "record has %s", rd.bad_value);
 		return RECORD_EVALUE;
 	}
 	if ((e = decode_check(r, state, err)) != RECORD_OK)

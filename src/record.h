@@ -1,9 +1,11 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * record.h: one breaker's persistent state and its on-disk encoding.
  *
- * The encoding is explicit little-endian, field by field, never a raw
- * struct: magic "CBRK", a u16 format version, then the fields in the order
- * record.c lists them.  A record from a newer version is refused, so an old
+ * The encoding is explicit, field by field, never a raw struct: magic
+ * "CBRK", a u16 little-endian format version, then the fields in the order
+ * record.c lists them (since version 4 mostly varints, times as
+ * differences, optional groups behind a presence byte).  A record from a newer version is refused, so an old
  * cbexec never rewrites what it does not understand.  record.c encodes,
  * record-decode.c decodes every version.  Pure: no I/O.
  */
@@ -17,7 +19,7 @@
 #include "util.h"
 
 #define RECORD_MAGIC		"CBRK"
-#define RECORD_VERSION		3
+#define RECORD_VERSION		4
 #define RECORD_REASON_MAX	256	/* bytes, NUL included */
 #define RECORD_USER_MAX		64	/* bytes, NUL included */
 #define RECORD_RUNS		32	/* outcomes kept for the strip */
@@ -212,6 +214,14 @@ enum { MANUAL_ON_OPEN_NONE, MANUAL_ON_OPEN_FAIL, MANUAL_ON_OPEN_SKIP };
 /* A new closed record created at now, of identity 0 (breaker_init gives
  * it a random one). */
 void	record_init(struct cb_record *, int64_t now_ms);
+
+/* The snapshot of a breaker that never ran: set and full 0, preset -1,
+ * the version 3 numbers 0 and the version 4 fields at the built-in
+ * policy's values (what a version 3 snapshot decodes with). */
+void	record_snapshot_clear(struct cb_snapshot *);
+
+/* 1 when f is the "no failure yet" of record_init (at 0, exit -1). */
+int	record_lastfail_none(const struct cb_lastfail *);
 
 /* Append the encoding of r to out. */
 void	record_encode(const struct cb_record *, struct cb_buf *out);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * redis-url.c: the URL of a Redis state, parsed (see redis-url.h).
  */

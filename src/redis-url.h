@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * redis-url.h: the URL of a Redis state (SPEC section 9), parsed.  Pure:
  * libc only, so that the parser builds and is tested without hiredis.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * resolve.c: a host name's addresses within a deadline (see resolve.h).
  */

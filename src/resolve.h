@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * resolve.h: a host name's addresses within a deadline.  getaddrinfo(3)
  * waits for a resolver that does not answer as long as resolv.conf lets

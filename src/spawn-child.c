@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * spawn-child.c: the child's side of spawn.c's fork, from the fork to the
  * exec: put back the caller's signal dispositions and mask, die with
@@ -48,6 +49,25 @@ spawn_child_fail(int fd, int e)
 	while (write(fd, &e, sizeof e) == -1 && errno == EINTR)
 		continue;
 	_exit(e == ENOENT ? 127 : 126);
+}
+
+/*
+ * Forked ahead (spawn_hold): its group, now led, is in the store's slot.
+ * Wait for the byte that starts it; anything else (EOF, an error) means it
+ * is not to run, and it ends as a command that could not be run would.
+ */
+static void
+spawn_child_go(int go, int wfd)
+{
+	ssize_t	n;
+	char	c;
+
+	do
+		n = read(go, &c, 1);
+	while (n == -1 && errno == EINTR);
+	if (n != 1)
+		spawn_child_fail(wfd, n == -1 ? errno : ECANCELED);
+	(void)close(go);
 }
 
 /* Point to (stdin or stdout) at /dev/null.  Returns 0 or -1 (errno set). */
@@ -123,6 +143,8 @@ spawn_child(const struct spawn_opts *opts, const struct spawn_saved *saved,
 	 */
 	if (!opts->foreground && setpgid(0, 0) == -1)
 		spawn_child_fail(wfd, errno);
+	if (saved->go != -1)
+		spawn_child_go(saved->go, wfd);
 	if (saved->tty != -1)
 		(void)tcsetpgrp(saved->tty, getpid());
 	spawn_child_reset(SIGTTIN, &saved->ttin);

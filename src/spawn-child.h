@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: ISC */
 /*
- * spawn-child.h: what spawn.c, spawn-job.c and spawn-child.c, the parts of
- * one module, share: the signals cbexec forwards, what the parent saves
+ * spawn-child.h: what spawn.c, spawn-run.c, spawn-job.c and spawn-child.c,
+ * the parts of one module, share: the signals cbexec forwards, what the parent saves
  * before the fork, the child's side of it, and a few helpers.  Not for
  * other callers; spawn.h is the interface.
  */
@@ -27,7 +28,49 @@ struct spawn_saved {
 	/* The terminal (stdin) the child hands to its own group at once, or
 	 * -1 (see spawn_tty in spawn.c). */
 	int			tty;
+	/* Held (spawn_hold): the socket the child reads one byte from
+	 * before it goes on to exec, or -1. */
+	int			go;
 };
+
+/*
+ * The controlling terminal and the command's group.  A job at a shell
+ * prompt is one process group, which the terminal's foreground is; under
+ * timeout(1) the command stays in that group, so it can read the terminal
+ * and takes ^C and ^Z.  cbexec's command leads a group of its own, so
+ * while it runs the terminal follows it: at once when standard input and
+ * output both are the terminal and cbexec's group has the foreground (the
+ * command is then the job's only user of the terminal), otherwise only
+ * once the command touches the terminal (SIGTTIN, SIGTTOU), so that a
+ * pager at the other end of a pipe keeps it until then.  From cron, a
+ * service or anything else without the foreground nothing changes.
+ */
+struct spawn_term {
+	int	fd;	/* the controlling terminal, or -1 until needed */
+	int	own;	/* fd was opened here, and is closed at the end */
+	int	held;	/* the command's group has the foreground */
+	int	had;	/* and has had it at some time */
+	int	wants;	/* it asked from the background: give it at fg */
+};
+
+/*
+ * spawn.c's parts of spawn_run, for spawn-run.c.  spawn_enter blocks the
+ * forwarded signals, SIGCHLD and SIGCONT and saves and sets what the run
+ * changes in the caller (wait: the signals to wait for), returning 0 or an
+ * errno with the failed call in *what; spawn_leave puts it back.
+ * spawn_tty is the terminal to hand the command's group at its start, or
+ * -1; spawn_term_back gives it back to cbexec's group.  spawn_wait waits
+ * for the child, firing deadlines and forwarding signals, until it is
+ * reaped into *wstatus: 0, or -1 with err filled.
+ */
+int	spawn_enter(struct spawn_saved *saved, sigset_t *wait,
+	    const char **what);
+void	spawn_leave(const struct spawn_saved *saved);
+int	spawn_tty(const struct spawn_opts *opts);
+void	spawn_term_back(struct spawn_term *t, pid_t pid);
+int	spawn_wait(const struct spawn_opts *opts, pid_t pid,
+	    struct spawn_term *t, const sigset_t *set, int64_t start,
+	    struct spawn_result *res, int *wstatus, struct cb_err *err);
 
 static inline int
 spawn_ignored(const struct sigaction *sa)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * spawn-job.c: a command started in the background and finished later
  * (spawn_start / spawn_finish, for on_transition hooks), under a small
@@ -45,6 +46,7 @@ spawn_launch(const struct spawn_opts *opts, struct spawn_job *job,
 	 */
 	memset(&saved, 0, sizeof saved);
 	saved.tty = -1;
+	saved.go = -1;
 	what = "sigaction";
 	if (sigprocmask(SIG_SETMASK, NULL, &saved.mask) == -1) {
 		what = "sigprocmask";

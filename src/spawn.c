@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * spawn.c: run the wrapped command the way timeout(1) does, without signal
  * handlers.  The signals cbexec forwards, SIGCHLD and SIGCONT are blocked
@@ -13,8 +14,9 @@
  * "could not run" never looks like "ran and exited 127".  Only the child
  * is waited for: like OpenBSD's and coreutils' timeout, a grandchild that
  * outlives it is not waited for.  The child's side of the fork, up to
- * the exec, is spawn-child.c's; hooks started in the background are
- * spawn-job.c's.
+ * the exec, is spawn-child.c's; the fork and wait of spawn_run, and the
+ * command forked ahead of its start, spawn-run.c's; hooks started in the
+ * background are spawn-job.c's.
  */
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -127,30 +129,10 @@ spawn_after(int64_t now, int64_t ms)
 }
 
 /*
- * The controlling terminal and the command's group.  A job at a shell
- * prompt is one process group, which the terminal's foreground is; under
- * timeout(1) the command stays in that group, so it can read the terminal
- * and takes ^C and ^Z.  cbexec's command leads a group of its own, so
- * while it runs the terminal follows it: at once when standard input and
- * output both are the terminal and cbexec's group has the foreground (the
- * command is then the job's only user of the terminal), otherwise only
- * once the command touches the terminal (SIGTTIN, SIGTTOU), so that a
- * pager at the other end of a pipe keeps it until then.  From cron, a
- * service or anything else without the foreground nothing changes.
- */
-struct spawn_term {
-	int	fd;	/* the controlling terminal, or -1 until needed */
-	int	own;	/* fd was opened here, and is closed at the end */
-	int	held;	/* the command's group has the foreground */
-	int	had;	/* and has had it at some time */
-	int	wants;	/* it asked from the background: give it at fg */
-};
-
-/*
  * The descriptor to hand to the command's group at its start, or -1.  Off
  * a terminal (cron, a service) this costs the one failing ioctl.
  */
-static int
+int
 spawn_tty(const struct spawn_opts *opts)
 {
 	pid_t	fg;
@@ -183,7 +165,7 @@ spawn_term_give(struct spawn_term *t, pid_t pid)
 }
 
 /* Give the terminal back to cbexec's group, if the command's has it. */
-static void
+void
 spawn_term_back(struct spawn_term *t, pid_t pid)
 {
 	if (t->held && tcgetpgrp(t->fd) == pid)
@@ -293,7 +275,7 @@ spawn_sweep(const struct spawn_opts *opts, pid_t pid)
  * reaped into *wstatus.  Returns 0, or -1 with err filled if waiting itself
  * fails (it cannot, short of a bug); the child is then killed first.
  */
-static int
+int
 spawn_wait(const struct spawn_opts *opts, pid_t pid, struct spawn_term *t,
     const sigset_t *set, int64_t start, struct spawn_result *res,
     int *wstatus, struct cb_err *err)
@@ -404,7 +386,7 @@ spawn_wait(const struct spawn_opts *opts, pid_t pid, struct spawn_term *t,
  * Returns 0, or an errno with the failed call in *what and nothing
  * changed.
  */
-static int
+int
 spawn_enter(struct spawn_saved *saved, sigset_t *wait, const char **what)
 {
 	struct sigaction	sa;
@@ -466,107 +448,13 @@ out_mask:
 }
 
 /* Put back what spawn_enter changed; cannot fail. */
-static void
+void
 spawn_leave(const struct spawn_saved *saved)
 {
 	(void)sigaction(SIGTTOU, &saved->ttou, NULL);
 	(void)sigaction(SIGTTIN, &saved->ttin, NULL);
 	(void)sigaction(SIGCHLD, &saved->chld, NULL);
 	(void)sigprocmask(SIG_SETMASK, &saved->mask, NULL);
-}
-
-/*
- * Signals that arrive after the reap stay pending until the caller's mask
- * is restored and then act as they would have a moment later (by default
- * they end cbexec); they are not the command's to receive any more.
- */
-int
-spawn_run(const struct spawn_opts *opts, struct spawn_result *res,
-    struct cb_err *err)
-{
-	struct spawn_saved	 saved;
-	struct spawn_term	 term = { -1, 0, 0, 0, 0 };
-	sigset_t		 set;
-	const char		*what = NULL;
-	int64_t			 start;
-	pid_t			 parent, pid;
-	int			 fds[2], wstatus, e = 0, rv = -1;
-
-	memset(res, 0, sizeof *res);
-	if (opts->argv == NULL || opts->argv[0] == NULL) {
-		err_set(err, "cannot run an empty command");
-		return -1;
-	}
-
-	/*
-	 * Non-blocking, so that reading it after the reap can never hang,
-	 * whoever might still hold the write end.
-	 */
-	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) == -1) {
-		what = "pipe";
-		e = errno;
-		goto out;
-	}
-	if ((e = spawn_enter(&saved, &set, &what)) != 0)
-		goto out_pipe;
-	if ((saved.tty = spawn_tty(opts)) != -1) {
-		term.fd = saved.tty;
-		term.held = term.had = 1;
-	}
-
-	/* Output cbexec buffered belongs before the command's. */
-	(void)fflush(NULL);
-
-	parent = getpid();
-	start = clock_mono_ms();
-	switch (pid = fork()) {
-	case -1:
-		what = "fork";
-		e = errno;
-		goto out_saved;
-	case 0:
-		spawn_child(opts, &saved, parent, fds[0], fds[1]);
-		/* NOTREACHED */
-	}
-	(void)close(fds[1]);
-	fds[1] = -1;
-
-	/*
-	 * The child does this itself; doing it here too means the group
-	 * exists before the first killpg, whoever runs first.  EACCES (it
-	 * has exec'd, so it has done it) and ESRCH (gone) are fine, and so is
-	 * anything else: the child's own call decides.
-	 */
-	if (!opts->foreground)
-		(void)setpgid(pid, pid);
-
-	what = NULL;
-	e = spawn_wait(opts, pid, &term, &set, start, res, &wstatus, err);
-	spawn_term_back(&term, pid);
-	if (term.own)
-		(void)close(term.fd);
-	if (e == -1)
-		goto out_saved;
-	res->duration_ms = clock_mono_ms() - start;
-	spawn_conclude(fds[0], 1, wstatus, res);
-	/* With the terminal, the tty's ^C, ^\ and hangup went to the command
-	 * itself, not through cbexec: an interruption all the same. */
-	if (term.had && (res->signal == SIGINT ||
-	    res->signal == SIGQUIT || res->signal == SIGHUP))
-		res->interrupted = 1;
-	rv = 0;
-
-out_saved:
-	spawn_leave(&saved);
-out_pipe:
-	(void)close(fds[0]);
-	if (fds[1] != -1)
-		(void)close(fds[1]);
-out:
-	if (rv == -1 && what != NULL)
-		err_set(err, "cannot run '%s': %s: %s", opts->argv[0], what,
-		    strerror(e));
-	return rv;
 }
 
 int

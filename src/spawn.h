@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * spawn.h: run the wrapped command the way timeout(1) does.  fork + execvp
  * (never a shell), the child leading its own process group unless
@@ -77,6 +78,21 @@ struct spawn_result {
  */
 int	spawn_run(const struct spawn_opts *, struct spawn_result *,
 	    struct cb_err *);
+
+/*
+ * The wrapped command forked ahead of its start, so that the run slot the
+ * call takes can name its process group (SPEC 2b) in the store update that
+ * admits it: spawn_hold forks opts->argv (not foreground), whose child
+ * leads its own group at once and dies with cbexec, and returns its pid,
+ * the group's id (the one held already, if any), or -1 with err filled.
+ * spawn_run_held starts it and does what spawn_run does (spawn_run itself
+ * when none is held); spawn_drop kills and reaps it unstarted (nothing when
+ * none is held).  opts must be the same for all three.  One at a time.
+ */
+pid_t	spawn_hold(const struct spawn_opts *, struct cb_err *);
+int	spawn_run_held(const struct spawn_opts *, struct spawn_result *,
+	    struct cb_err *);
+void	spawn_drop(void);
 
 /*
  * Sleep ms milliseconds on the monotonic clock (run --retries), ending

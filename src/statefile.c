@@ -1,17 +1,22 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * statefile.c: the checks a local state file and its lock file pass before
  * any store library opens them (SPEC section 10): the directories above
  * them, each file opened by cbexec first, never through a symlink, and
  * names pinned to the very descriptors checked, so that the library
- * reopens those files whatever happens to the directory meanwhile.  Plain
+ * reopens those files whatever happens to the directory meanwhile, and
+ * afterwards a look at the descriptors it added.  There is no fallback to
+ * the real names: a state that cannot be pinned is not opened.  Plain
  * POSIX and Linux (/proc/self/fd); no lmdb.h.  store-lmdb-open.c is the
  * caller.
  */
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -287,6 +292,7 @@ statefile_pin(int dfd, const struct stat *dst, int lfd,
 	};
 	char				 target[64];
 	size_t				 i;
+	int				 e;
 
 	memset(pin, 0, sizeof *pin);
 	for (i = 0; i < sizeof tmpl / sizeof tmpl[0]; i++) {
@@ -294,6 +300,7 @@ statefile_pin(int dfd, const struct stat *dst, int lfd,
 		if (mkdtemp(pin->dir) != NULL)
 			break;
 	}
+	/* Nowhere to pin (ENOSPC: full): the caller refuses the state. */
 	if (i == sizeof tmpl / sizeof tmpl[0])
 		return -1;
 	(void)snprintf(pin->path, sizeof pin->path, "%s/state", pin->dir);
@@ -311,6 +318,7 @@ statefile_pin(int dfd, const struct stat *dst, int lfd,
 	{
 		struct stat	st;
 
+		errno = 0;
 		if (stat(pin->path, &st) == -1 || st.st_dev != dst->st_dev ||
 		    st.st_ino != dst->st_ino)
 			goto fail;
@@ -320,8 +328,93 @@ statefile_pin(int dfd, const struct stat *dst, int lfd,
 	}
 	return 0;
 fail:
+	e = errno != 0 ? errno : EINVAL;
 	statefile_unpin(pin);
+	errno = e;
 	return -1;
+}
+
+void
+statefile_fds_free(struct statefile_fds *l)
+{
+	free(l->fd);
+	memset(l, 0, sizeof *l);
+}
+
+int
+statefile_fds(struct statefile_fds *l)
+{
+	struct dirent	*de;
+	DIR		*d;
+	char		*end;
+	long		 v;
+	int		 e;
+
+	memset(l, 0, sizeof *l);
+	if ((d = opendir("/proc/self/fd")) == NULL)
+		return -1;
+	while ((errno = 0, de = readdir(d)) != NULL) {
+		v = strtol(de->d_name, &end, 10);
+		if (de->d_name[0] < '0' || de->d_name[0] > '9' ||
+		    *end != '\0' || v < 0 || v > INT_MAX || v == dirfd(d))
+			continue;
+		if (l->n == l->cap) {
+			l->cap = l->cap != 0 ? l->cap * 2 : 32;
+			l->fd = xrealloc(l->fd, l->cap * sizeof *l->fd);
+		}
+		l->fd[l->n++] = (int)v;
+	}
+	e = errno;
+	(void)closedir(d);
+	if (e != 0 || l->n == 0) {
+		statefile_fds_free(l);
+		errno = e != 0 ? e : ENOENT;
+		return -1;
+	}
+	return 0;
+}
+
+
+static int
+statefile_fds_has(const struct statefile_fds *l, int fd)
+{
+	size_t	i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->fd[i] == fd)
+			return 1;
+	return 0;
+}
+
+int
+statefile_fds_check(const struct statefile_fds *before,
+    const struct stat *dst, const struct stat *lst)
+{
+	struct statefile_fds	 now;
+	struct stat		 st;
+	size_t			 i;
+	int			 ndata = 0, nlock = 0, rc = -1;
+
+	if (statefile_fds(&now) != 0)
+		return -1;
+	for (i = 0; i < now.n; i++) {
+		if (statefile_fds_has(before, now.fd[i]))
+			continue;
+		if (fstat(now.fd[i], &st) == -1)
+			goto out;
+		if (st.st_dev == dst->st_dev && st.st_ino == dst->st_ino)
+			ndata++;
+		else if (lst != NULL && st.st_dev == lst->st_dev &&
+		    st.st_ino == lst->st_ino)
+			nlock++;
+		else
+			goto out;	/* a file nobody checked */
+	}
+	if (ndata > 0 && (lst == NULL || nlock > 0))
+		rc = 0;
+out:
+	statefile_fds_free(&now);
+	return rc;
 }
 
 int

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * statefile.h: the safety checks of a local state file and its lock file,
  * made before the store library opens them (statefile.c).  Every function
@@ -75,12 +76,35 @@ struct statefile_pin {
 /*
  * Pin dfd (stat dst) and, unless lfd is -1, lfd (lst).  Returns 0 with the
  * names in pin, to remove with statefile_unpin once the library has opened
- * them, or -1 when this cannot be done here (no /proc, nowhere to write):
- * the caller then opens by the real path and compares afterwards.
+ * them (always: statefile_unpin removes every name made), or -1 with errno
+ * when this cannot be done here (no /proc, nowhere to write: ENOSPC when
+ * /dev/shm and /tmp are full).  There is no fallback: opened by its real
+ * names, a file could be swapped for a symlink between the checks and the
+ * library's open(2), so the caller must refuse such a state.
  */
 int	statefile_pin(int dfd, const struct stat *dst, int lfd,
 	    const struct stat *lst, struct statefile_pin *);
 void	statefile_unpin(struct statefile_pin *);
+
+/*
+ * The descriptors open in this process (/proc/self/fd), to tell which ones
+ * a library call added: statefile_fds before it, statefile_fds_check
+ * after it.  The check passes (0) when every descriptor added is the data
+ * file checked (dst) or, unless lst is NULL, the lock file (lst), by
+ * device and inode, and both are among them; else -1.  statefile_fds
+ * returns 0, or -1 with errno (no /proc); free the list with
+ * statefile_fds_free.  Not for threads that open files meanwhile.
+ */
+struct statefile_fds {
+	int	*fd;
+	size_t	 n;
+	size_t	 cap;
+};
+
+int	statefile_fds(struct statefile_fds *);
+int	statefile_fds_check(const struct statefile_fds *before,
+	    const struct stat *dst, const struct stat *lst);
+void	statefile_fds_free(struct statefile_fds *);
 
 /* Set FD_CLOEXEC on fd.  Returns 0 or an errno value. */
 int	statefile_cloexec(int fd);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * status-json.c: `status --json`, every persisted field of every breaker
  * as one JSON array, one object a line, times in RFC 3339 UTC.  Written

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * status-prom.c: `status --prometheus`, the text exposition format for
  * node_exporter's textfile collector.  Samples are grouped by metric
@@ -10,6 +11,8 @@
 #include <string.h>
 
 #include "breaker.h"
+#include "cmd.h"
+#include "esc.h"
 #include "out.h"
 #include "record.h"
 #include "status.h"
@@ -33,14 +36,17 @@ struct status_prow {
 };
 
 /*
- * A label value in the exposition format: \ " and newline escaped.  Done
- * once per breaker: its name appears in 20 samples.
+ * A label value in the exposition format: escaped for people first
+ * (esc.h: no control byte, valid UTF-8 as the format demands), then \ "
+ * and newline as the format escapes them.  Done once per breaker: its
+ * name appears in 20 samples.
  */
 static char *
 prom_label(const char *s)
 {
 	char	*e, *p;
 
+	s = esc(s);
 	p = e = xmalloc(2 * strlen(s) + 1);
 	for (; *s != '\0'; s++) {
 		if (*s == '\\' || *s == '"' || *s == '\n') {
@@ -271,6 +277,15 @@ status_prom_print(struct status_walk *w)
 {
 	prom_counters(w);
 	prom_gauges(w);
+	/* SPEC section 4: an alert when the config file cannot be used. */
+	prom_family(w->ob, "cbexec_config_ok", "gauge",
+	    "1 when the config file is fine (or there is none), 0 when it "
+	    "has a problem and each breaker runs under the policy it last "
+	    "ran under.");
+	if (w->ctx->cfg_broken)
+		OUT_LIT(w->ob, "cbexec_config_ok 0\n");
+	else
+		OUT_LIT(w->ob, "cbexec_config_ok 1\n");
 }
 
 void

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * status-text.c: the views of `status` for people.  The table (NAME,
  * STATE, FAILURES, CALLS, REJECTED, CHANGED, RETRY-IN), kept row by row
@@ -15,6 +16,7 @@
 #include "breaker.h"
 #include "cmd.h"
 #include "config.h"
+#include "esc.h"
 #include "preset.h"
 #include "record.h"
 #include "status.h"
@@ -103,25 +105,14 @@ retry_in(const struct cb_record *r, int64_t now, char *buf, size_t len)
 }
 
 /*
- * Text from the record (reasons, user names) for a terminal: control
- * bytes are written as C escapes, so a --reason cannot move the cursor.
+ * Text from the record (reasons, user and host names) for a terminal,
+ * escaped (esc.h), so a --reason or a planted record cannot move the
+ * cursor.
  */
 static void
 put_text(FILE *f, const char *s)
 {
-	unsigned char	c;
-
-	for (; *s != '\0'; s++) {
-		c = (unsigned char)*s;
-		if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\x%02x", c);
-		else
-			fputc(c, f);
-	}
+	fputs(esc(s), f);
 }
 
 static int
@@ -430,7 +421,7 @@ status_text_detail(struct status_walk *w, const char *name)
 	fprintf(f, "%s%s%s %s%s%s - %s%s%s (epoch %llu)\n",
 	    w->colour ? state_colour[r->state] : "",
 	    w->utf8 ? "\xe2\x97\x8f" : "*", w->colour ? C_RESET : "",
-	    w->colour ? C_BOLD : "", name, w->colour ? C_RESET : "",
+	    w->colour ? C_BOLD : "", esc(name), w->colour ? C_RESET : "",
 	    w->colour ? state_colour[r->state] : "",
 	    record_state_name(r->state), w->colour ? C_RESET : "",
 	    (unsigned long long)r->epoch);
@@ -538,7 +529,7 @@ status_text_add(struct status_walk *w, const char *name)
 		w->rows = xrealloc(w->rows, w->caprows * sizeof *w->rows);
 	}
 	row = &w->rows[w->nrows++];
-	row->name = xstrdup(name);
+	row->name = xstrdup(esc(name));	/* a NAME: as it is (keys.c) */
 	row->st = r->state;
 	/* Opened by trip: maintenance, not an outage. */
 	snprintf(row->state, sizeof row->state, "%s%s",

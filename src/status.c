@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * status.c: `cbexec status [--json | --prometheus | --names] [--output
  * FILE] [NAME | GLOB ...]`, what operators see.  A table by default, a
@@ -22,6 +23,7 @@
 
 #include "clock.h"
 #include "cmd.h"
+#include "esc.h"
 #include "name.h"
 #include "out.h"
 #include "status.h"
@@ -67,7 +69,7 @@ walk_cb(const char *key, size_t keylen, const uint8_t *data, size_t len,
 	}
 	switch (w->fmt) {
 	case FMT_NAMES:
-		fprintf(w->out, "%s\n", name);
+		fprintf(w->out, "%s\n", esc(name));
 		break;
 	case FMT_JSON:
 		status_json_add(w, name, keylen);
@@ -306,7 +308,8 @@ cmd_status_exec(struct cb_ctx *ctx, struct cmd_args *a)
 		status = EXIT_FAIL;
 		goto out;
 	}
-	if (store != NULL && store_each(store, walk_cb, &w, &err) == -1) {
+	if (store != NULL && cmd_each(ctx, store, w.pats, w.npats, walk_cb,
+	    &w, &w.unreadable, &err) == -1) {
 		out_flush(w.ob);
 		cmd_warnx("%s", err.msg);
 		status = EXIT_FAIL;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * status.h: what the four files of `cbexec status` share (internal).
  * status.c parses the options, walks the store and calls, for each record

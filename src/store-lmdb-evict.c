@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * store-lmdb-evict.c: eviction for the local store (store.h, max_records):
  * when a new breaker would pass the limit, the victims are the least

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * store-lmdb-int.h: what the three files of the local store share:
  * store-lmdb.c (the operations), store-lmdb-open.c (opening, with the file
@@ -35,6 +36,8 @@ struct store_lmdb {
 	uint64_t	 max_records;	/* 0: unbounded */
 	store_rank_fn	 rank;
 	uint64_t	 rnd;		/* xorshift state for sampling */
+	int64_t		 lock_timeout_ms;	/* longest wait for a lock */
+	void		(*on_signal)(int);	/* store_opts */
 };
 
 /* The operations of a struct store_lmdb (store-lmdb.c). */
@@ -47,7 +50,8 @@ extern const struct store_ops lmdb_ops;
 int	lmdb_begin(struct store_lmdb *, unsigned int flags, MDB_txn **);
 
 /* Close everything sl holds, whatever state the open left it in, and free
- * it (store-lmdb.c). */
+ * it; after a wait given up (lmdb_wait_lost), leave all of it alone, as
+ * the worker may still be inside LMDB (store-lmdb.c). */
 void	lmdb_close(struct store *);
 
 /*
@@ -56,5 +60,27 @@ void	lmdb_close(struct store *);
  * sl->s.evicted.  Returns 0 or an LMDB error code (store-lmdb-evict.c).
  */
 int	lmdb_evict(struct store_lmdb *, MDB_txn *);
+
+/*
+ * The waits on LMDB's locks (store-lmdb-wait.c).  lmdb_wait_call runs
+ * fn(sl, arg, err) on the process's worker thread and waits for it, at
+ * most sl->lock_timeout_ms in any one stretch between lmdb_wait_enter and
+ * lmdb_wait_leave.  Returns what fn returned (err as fn filled it), or -1
+ * with err filled when that wait lasted too long (errno ETIMEDOUT; every
+ * later call then fails at once, and lmdb_wait_lost() is 1), or when
+ * SIGINT, SIGTERM, SIGHUP or SIGQUIT came first (after sl->on_signal, if
+ * set and if it returns; errno EINTR).  The worker calls lmdb_wait_enter
+ * before anything that may block on a lock and lmdb_wait_leave after it;
+ * each returns -1 when the caller has given up on the worker, which must
+ * then let go of what it holds and return without touching the caller's
+ * memory (arg, sl->s) again.
+ */
+typedef int (*lmdb_wait_fn)(struct store_lmdb *, void *, struct cb_err *);
+
+int	lmdb_wait_call(struct store_lmdb *, lmdb_wait_fn, void *,
+	    struct cb_err *);
+int	lmdb_wait_enter(void);
+int	lmdb_wait_leave(void);
+int	lmdb_wait_lost(void);
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * store-lmdb-open.c: opening the local store (store.h, store_lmdb_open),
  * with the checks that come first.  A file that is not LMDB is refused and
@@ -235,20 +236,61 @@ lmdb_open_files(struct store_lmdb *sl, const struct store_opts *opts,
 }
 
 /*
+ * mdb_env_open takes a shared fcntl lock on the lock file's first byte,
+ * and waits for it (F_SETLKW, restarted after signals) while another
+ * process holds it exclusively, as anybody who may write the lock file
+ * can.  Take it first, as a wait the worker gives up after lock_timeout
+ * (store-lmdb-wait.c); POSIX locks are the process's, so LMDB then finds
+ * it granted and never waits.  Runs on the worker.
+ */
+static int
+lmdb_share_lock(struct store_lmdb *sl, void *unused, struct cb_err *err)
+{
+	struct flock	fl;
+	int		rc, e;
+
+	(void)unused;
+	memset(&fl, 0, sizeof fl);
+	fl.l_type = F_RDLCK;
+	fl.l_whence = SEEK_SET;
+	fl.l_start = 0;
+	fl.l_len = 1;
+	if (lmdb_wait_enter() != 0)
+		return -1;
+	while ((rc = fcntl(sl->lfd, F_SETLKW, &fl)) == -1 && errno == EINTR)
+		continue;
+	e = errno;
+	/* Given up: a shared lock left held is what every user holds. */
+	if (lmdb_wait_leave() != 0)
+		return -1;
+	if (rc == -1) {
+		err_set(err, "cannot open state '%s': lock file: %s",
+		    sl->s.path, strerror(e));
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Open the environment on the checked files, through the names pinned to
- * them where it can (*pinned).  Returns 0 or an LMDB error code.
+ * them (statefile_pin).  A state that cannot be pinned (no /proc, nowhere
+ * to make the pin: a member may fill /dev/shm and /tmp) is not opened by
+ * name: -1 with err, and on_store_error decides.  Then what LMDB opened
+ * is verified by descriptor: every descriptor it added is the data file
+ * or the lock file checked (statefile_fds_check).  Returns 0, -1 with
+ * err, or an LMDB error code.
  */
 static int
 lmdb_open_env(struct store_lmdb *sl, const struct store_opts *opts,
-    const struct lmdb_files *f, int *pinned)
+    const struct lmdb_files *f, struct cb_err *err)
 {
 	struct statefile_pin	 pin;
+	struct statefile_fds	 before;
 	MDB_env		*env = NULL;
-	const char	*envpath;
 	mode_t		 mode = opts->mode & 0777;
 	size_t		 mapsize = 0;
 	unsigned int	 flags;
-	int		 rc;
+	int		 rc, e, lock;
 
 	/*
 	 * A new (or empty) file starts with a small map; an existing one
@@ -258,8 +300,25 @@ lmdb_open_env(struct store_lmdb *sl, const struct store_opts *opts,
 	if (f->dst.st_size == 0)
 		mapsize = LMDB_MAP_START;
 
-	*pinned = statefile_pin(sl->dfd, &f->dst, sl->lfd, &f->lst, &pin) == 0;
-	envpath = *pinned ? pin.path : f->path;
+	if (sl->lfd != -1 && lmdb_wait_call(sl, lmdb_share_lock, NULL,
+	    err) != 0)
+		return -1;
+	if (statefile_pin(sl->dfd, &f->dst, sl->lfd, &f->lst, &pin) != 0) {
+		e = errno;
+		err_set(err, "cannot open state '%s': cannot pin it for LMDB "
+		    "(%s); refusing to open it by name", f->path, strerror(e));
+		errno = e;
+		return -1;
+	}
+	if (statefile_fds(&before) != 0) {
+		e = errno;
+		statefile_unpin(&pin);
+		err_set(err, "cannot open state '%s': /proc/self/fd: %s",
+		    f->path, strerror(e));
+		errno = e;
+		return -1;
+	}
+	lock = sl->lfd != -1;
 	if (opts->readonly) {
 		/*
 		 * MDB_RDONLY opens the data file O_RDONLY, so status works on
@@ -271,12 +330,14 @@ lmdb_open_env(struct store_lmdb *sl, const struct store_opts *opts,
 		 * rejects what does not parse.
 		 */
 		flags = MDB_NOSUBDIR | MDB_NOTLS | MDB_RDONLY;
-		if (sl->lfd == -1)
+		if (!lock)
 			flags |= MDB_NOLOCK;
-		rc = lmdb_env_open(envpath, flags, mode, mapsize, &env);
-		if ((rc == EACCES || rc == EPERM) && sl->lfd != -1)
-			rc = lmdb_env_open(envpath, flags | MDB_NOLOCK, mode,
+		rc = lmdb_env_open(pin.path, flags, mode, mapsize, &env);
+		if ((rc == EACCES || rc == EPERM) && lock) {
+			lock = 0;
+			rc = lmdb_env_open(pin.path, flags | MDB_NOLOCK, mode,
 			    mapsize, &env);
+		}
 	} else {
 		/*
 		 * MDB_NOTLS ties a reader slot to a read transaction rather
@@ -289,33 +350,52 @@ lmdb_open_env(struct store_lmdb *sl, const struct store_opts *opts,
 			flags |= MDB_NOMETASYNC;
 		else if (opts->sync == STORE_SYNC_NONE)
 			flags |= MDB_NOSYNC;
-		rc = lmdb_env_open(envpath, flags, mode, mapsize, &env);
+		rc = lmdb_env_open(pin.path, flags, mode, mapsize, &env);
 	}
-	if (*pinned)
-		statefile_unpin(&pin);
+	statefile_unpin(&pin);
+	if (rc == 0 && statefile_fds_check(&before, &f->dst,
+	    lock ? &f->lst : NULL) != 0) {
+		mdb_env_close(env);
+		statefile_fds_free(&before);
+		err_set(err, "state '%s': LMDB did not open the files checked; "
+		    "refusing it", f->path);
+		errno = EINVAL;
+		return -1;
+	}
+	statefile_fds_free(&before);
 	if (rc == 0)
 		sl->env = env;
 	return rc;
 }
 
-/* Open the main database, keeping its handle.  0 or an LMDB error. */
+/*
+ * Open the main database, keeping its handle.  0 or an LMDB error in
+ * *rcp (-1 with err only when given up).  Runs on the worker.
+ */
 static int
-lmdb_open_db(struct store_lmdb *sl)
+lmdb_open_db(struct store_lmdb *sl, void *rcp, struct cb_err *err)
 {
 	MDB_txn	*txn;
-	int	 rc;
+	int	*rc = rcp, cancelled;
 
-	/* Cheap: frees slots whose pid holds no lock any more. */
-	if ((rc = mdb_reader_check(sl->env, NULL)) != 0)
-		return rc;
-	if ((rc = lmdb_begin(sl, MDB_RDONLY, &txn)) != 0)
-		return rc;
-	if ((rc = mdb_dbi_open(txn, NULL, 0, &sl->dbi)) != 0) {
+	(void)err;
+	/* Cheap: frees slots whose pid holds no lock any more (but takes
+	 * the reader table's lock: a wait). */
+	if (lmdb_wait_enter() != 0)
+		return -1;
+	*rc = mdb_reader_check(sl->env, NULL);
+	cancelled = lmdb_wait_leave();
+	if (cancelled != 0 || *rc != 0)
+		return cancelled;
+	if ((*rc = lmdb_begin(sl, MDB_RDONLY, &txn)) != 0)
+		return *rc == ECANCELED ? -1 : 0;
+	if ((*rc = mdb_dbi_open(txn, NULL, 0, &sl->dbi)) != 0) {
 		mdb_txn_abort(txn);
-		return rc;
+		return 0;
 	}
 	/* Commit (not abort) keeps the handle for later transactions. */
-	return mdb_txn_commit(txn);
+	*rc = mdb_txn_commit(txn);
+	return 0;
 }
 
 /*
@@ -344,7 +424,7 @@ store_lmdb_open(const struct store_opts *opts, struct cb_err *err)
 {
 	struct store_lmdb	*sl;
 	struct lmdb_files	 f;
-	int			 fd, rc, exists, pinned, invalid = 0;
+	int			 fd, rc, exists, invalid = 0;
 
 	if (lmdb_open_path(opts, &exists, err) != 0)
 		return NULL;
@@ -353,6 +433,9 @@ store_lmdb_open(const struct store_opts *opts, struct cb_err *err)
 	sl->s.path = xstrdup(opts->path);
 	sl->readonly = opts->readonly;
 	sl->dfd = sl->lfd = -1;
+	sl->lock_timeout_ms = opts->lock_timeout_ms > 0 ?
+	    opts->lock_timeout_ms : 10000;
+	sl->on_signal = opts->on_signal;
 	if (opts->rank != NULL) {
 		sl->max_records = opts->max_records;
 		sl->rank = opts->rank;
@@ -365,7 +448,9 @@ store_lmdb_open(const struct store_opts *opts, struct cb_err *err)
 		goto done;
 	if (rc != 0)
 		goto fail;
-	if ((rc = lmdb_open_env(sl, opts, &f, &pinned)) != 0)
+	if ((rc = lmdb_open_env(sl, opts, &f, err)) == -1)
+		goto fail;
+	if (rc != 0)
 		goto fail_rc;
 
 	/*
@@ -377,14 +462,8 @@ store_lmdb_open(const struct store_opts *opts, struct cb_err *err)
 	    (rc = statefile_cloexec(fd)) != 0)
 		goto fail_rc;
 
-	/*
-	 * Whichever way LMDB opened them, the files must be those checked.
-	 * Pinned, they are; by the real path (no /proc or /tmp), a swap in
-	 * between is at least caught here, after the fact.
-	 */
-	if (!statefile_same_file(fd, &f.dst) || (!pinned && ((sl->lfd != -1 &&
-	    !statefile_same_path(f.lockpath, &f.lst)) ||
-	    !statefile_same_path(f.path, &f.dst)))) {
+	/* The data file LMDB hands out is the one checked, by descriptor. */
+	if (!statefile_same_file(fd, &f.dst)) {
 		err_set(err, "state '%s' was replaced while it was opened; "
 		    "refusing it", f.path);
 		errno = EINVAL;
@@ -394,7 +473,9 @@ store_lmdb_open(const struct store_opts *opts, struct cb_err *err)
 		invalid = 1;
 		goto fail;
 	}
-	if ((rc = lmdb_open_db(sl)) != 0)
+	if (lmdb_wait_call(sl, lmdb_open_db, &rc, err) != 0)
+		goto fail;
+	if (rc != 0)
 		goto fail_rc;
 done:
 	free(f.lockpath);

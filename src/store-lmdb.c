@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * store-lmdb.c: the local store, one LMDB environment shared by every cbexec
  * on the machine.  The data file is the state path itself and the lock file
@@ -59,8 +60,8 @@ const struct store_ops lmdb_ops = {
  * (MDB_MAP_RESIZED) and clearing the reader slots of dead processes once
  * if the reader table is full.
  */
-int
-lmdb_begin(struct store_lmdb *sl, unsigned int flags, MDB_txn **txn)
+static int
+lmdb_begin_locked(struct store_lmdb *sl, unsigned int flags, MDB_txn **txn)
 {
 	int	rc, resized = 0, checked = 0;
 
@@ -81,6 +82,28 @@ lmdb_begin(struct store_lmdb *sl, unsigned int flags, MDB_txn **txn)
 		}
 		return rc;
 	}
+}
+
+/*
+ * mdb_txn_begin may wait for LMDB's writer lock or reader-table lock as
+ * long as another process holds it: marked as a wait, which the caller
+ * gives up after lock_timeout (store-lmdb-wait.c).  Given up, the
+ * transaction just begun is let go at once.
+ */
+int
+lmdb_begin(struct store_lmdb *sl, unsigned int flags, MDB_txn **txn)
+{
+	int	rc;
+
+	if (lmdb_wait_enter() != 0)
+		return ECANCELED;
+	rc = lmdb_begin_locked(sl, flags, txn);
+	if (lmdb_wait_leave() != 0) {
+		if (rc == 0)
+			mdb_txn_abort(*txn);
+		return ECANCELED;
+	}
+	return rc;
 }
 
 /*
@@ -123,8 +146,8 @@ lmdb_key(struct store_lmdb *sl, const char *name, MDB_val *key)
 }
 
 static int
-lmdb_update(struct store *s, const char *name, store_update_fn fn, void *arg,
-    struct cb_err *err)
+lmdb_do_update(struct store *s, const char *name, store_update_fn fn,
+    void *arg, struct cb_err *err)
 {
 	struct store_lmdb	*sl = (struct store_lmdb *)s;
 	static uint8_t		 empty;
@@ -222,7 +245,7 @@ fail:
  * a read that failed) goes through lmdb_update, which reports errors.
  */
 static int
-lmdb_update_peek(struct store *s, const char *name, store_update_fn fn,
+lmdb_do_update_peek(struct store *s, const char *name, store_update_fn fn,
     void *arg, struct cb_err *err)
 {
 	struct store_lmdb	*sl = (struct store_lmdb *)s;
@@ -232,7 +255,7 @@ lmdb_update_peek(struct store *s, const char *name, store_update_fn fn,
 
 	if (lmdb_key(sl, name, &key) != 0 || sl->readonly || sl->broken ||
 	    sl->env == NULL || lmdb_begin(sl, MDB_RDONLY, &txn) != 0)
-		return lmdb_update(s, name, fn, arg, err);
+		return lmdb_do_update(s, name, fn, arg, err);
 	switch (mdb_get(txn, sl->dbi, &key, &val)) {
 	case 0:
 		break;
@@ -242,7 +265,7 @@ lmdb_update_peek(struct store *s, const char *name, store_update_fn fn,
 		break;
 	default:
 		mdb_txn_abort(txn);
-		return lmdb_update(s, name, fn, arg, err);
+		return lmdb_do_update(s, name, fn, arg, err);
 	}
 	buf_reset(&sl->out);
 	action = fn(val.mv_data, val.mv_size, &sl->out, arg, err);
@@ -251,11 +274,11 @@ lmdb_update_peek(struct store *s, const char *name, store_update_fn fn,
 		return 0;
 	if (action == -1)
 		return -1;
-	return lmdb_update(s, name, fn, arg, err);
+	return lmdb_do_update(s, name, fn, arg, err);
 }
 
 static int
-lmdb_get(struct store *s, const char *name, struct cb_buf *out,
+lmdb_do_get(struct store *s, const char *name, struct cb_buf *out,
     struct cb_err *err)
 {
 	struct store_lmdb	*sl = (struct store_lmdb *)s;
@@ -295,7 +318,7 @@ fail:
 }
 
 static int
-lmdb_each(struct store *s, store_each_fn fn, void *arg, struct cb_err *err)
+lmdb_do_each(struct store *s, store_each_fn fn, void *arg, struct cb_err *err)
 {
 	struct store_lmdb	*sl = (struct store_lmdb *)s;
 	MDB_txn			*txn;
@@ -414,7 +437,7 @@ lmdb_prune_batch(struct store_lmdb *sl, store_prune_fn fn, void *arg,
 }
 
 static int
-lmdb_prune(struct store *s, store_prune_fn fn, void *arg,
+lmdb_do_prune(struct store *s, store_prune_fn fn, void *arg,
     struct cb_buf *removed, struct cb_err *err)
 {
 	struct store_lmdb	*sl = (struct store_lmdb *)s;
@@ -462,10 +485,100 @@ lmdb_prune(struct store *s, store_prune_fn fn, void *arg,
 	return 0;
 }
 
+/* One operation, as the worker thread runs it (lmdb_wait_call). */
+enum lmdb_op_kind {
+	OP_UPDATE,
+	OP_UPDATE_PEEK,
+	OP_GET,
+	OP_EACH,
+	OP_PRUNE
+};
+
+struct lmdb_op {
+	enum lmdb_op_kind	 kind;
+	const char		*name;
+	store_update_fn		 update;
+	store_each_fn		 each;
+	store_prune_fn		 prune;
+	void			*arg;
+	struct cb_buf		*buf;
+};
+
+static int
+lmdb_op_run(struct store_lmdb *sl, void *a, struct cb_err *err)
+{
+	struct lmdb_op	*op = a;
+
+	switch (op->kind) {
+	case OP_UPDATE:
+		return lmdb_do_update(&sl->s, op->name, op->update, op->arg,
+		    err);
+	case OP_UPDATE_PEEK:
+		return lmdb_do_update_peek(&sl->s, op->name, op->update,
+		    op->arg, err);
+	case OP_GET:
+		return lmdb_do_get(&sl->s, op->name, op->buf, err);
+	case OP_EACH:
+		return lmdb_do_each(&sl->s, op->each, op->arg, err);
+	case OP_PRUNE:
+		return lmdb_do_prune(&sl->s, op->prune, op->arg, op->buf, err);
+	}
+	return -1;
+}
+
+static int
+lmdb_update(struct store *s, const char *name, store_update_fn fn, void *arg,
+    struct cb_err *err)
+{
+	struct lmdb_op	op = { OP_UPDATE, name, fn, NULL, NULL, arg, NULL };
+
+	return lmdb_wait_call((struct store_lmdb *)s, lmdb_op_run, &op, err);
+}
+
+static int
+lmdb_update_peek(struct store *s, const char *name, store_update_fn fn,
+    void *arg, struct cb_err *err)
+{
+	struct lmdb_op	op = { OP_UPDATE_PEEK, name, fn, NULL, NULL, arg,
+			    NULL };
+
+	return lmdb_wait_call((struct store_lmdb *)s, lmdb_op_run, &op, err);
+}
+
+static int
+lmdb_get(struct store *s, const char *name, struct cb_buf *out,
+    struct cb_err *err)
+{
+	struct lmdb_op	op = { OP_GET, name, NULL, NULL, NULL, NULL, out };
+
+	return lmdb_wait_call((struct store_lmdb *)s, lmdb_op_run, &op, err);
+}
+
+static int
+lmdb_each(struct store *s, store_each_fn fn, void *arg, struct cb_err *err)
+{
+	struct lmdb_op	op = { OP_EACH, NULL, NULL, fn, NULL, arg, NULL };
+
+	return lmdb_wait_call((struct store_lmdb *)s, lmdb_op_run, &op, err);
+}
+
+static int
+lmdb_prune(struct store *s, store_prune_fn fn, void *arg,
+    struct cb_buf *removed, struct cb_err *err)
+{
+	struct lmdb_op	op = { OP_PRUNE, NULL, NULL, NULL, fn, arg, removed };
+
+	return lmdb_wait_call((struct store_lmdb *)s, lmdb_op_run, &op, err);
+}
+
 void
 lmdb_close(struct store *s)
 {
 	struct store_lmdb	*sl = (struct store_lmdb *)s;
+
+	/* The worker may still be inside LMDB, with sl: leave them be. */
+	if (lmdb_wait_lost())
+		return;
 
 	mdb_env_close(sl->env);		/* NULL is fine */
 	/*

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * store-redis-conn.c: the fleet store's connection (store-redis.c): the
  * TCP or Unix socket connection with its AUTH and SELECT, made again when

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * store-redis-int.h: what the three files of the fleet store share:
  * store-redis.c (the operations: opening, the optimistic update, get),

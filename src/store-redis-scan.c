@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * store-redis-scan.c: the fleet store's walks over every key under the
  * prefix (store-redis.c): SCAN, sorted and without its duplicates, then

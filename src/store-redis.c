@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * store-redis.c: the fleet store (SPEC section 9), breaker records shared by
  * many hosts through one Redis server.  It holds no breaker logic: a

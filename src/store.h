@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * store.h: where breaker records live.  A store maps a breaker NAME to the
  * opaque bytes of its record (record.h); it knows nothing of their meaning.
@@ -179,6 +180,12 @@ struct store_opts {
 					 * err->code CB_ERR_MISSING */
 	uint64_t	 max_records;	/* 0: no bound */
 	store_rank_fn	 rank;		/* required with max_records */
+	int64_t		 lock_timeout_ms;	/* the longest wait for a lock
+					 * (0: 10s); past it the operation
+					 * fails, and so does every later one */
+	void		(*on_signal)(int);	/* called with SIGINT, SIGTERM,
+					 * SIGHUP or SIGQUIT taken while
+					 * waiting for the store; may exit */
 };
 
 /*
@@ -192,8 +199,12 @@ struct store_opts {
  * with an error naming it; so is a state directory, or one above it, that
  * is owned by another user than root or that others may write without the
  * sticky bit.  LMDB is made to reopen exactly the files checked (through
- * /proc/self/fd).  The returned store's descriptors are all close-on-exec;
- * it holds two more than LMDB's own (the checked data and lock files).
+ * /proc/self/fd), and what LMDB opened is verified by descriptor; a state
+ * that cannot be pinned so is refused, never opened by name.  Waits on
+ * the store's locks are bounded (lock_timeout_ms, on_signal).  The
+ * returned store's descriptors are all close-on-exec; it holds two more
+ * than LMDB's own (the checked data and lock files), and the process
+ * gets a worker thread for LMDB's calls (store-lmdb-wait.c).
  */
 struct store	*store_lmdb_open(const struct store_opts *, struct cb_err *);
 

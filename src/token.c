@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * token.c: the acquire/release token codec (token.h has the format).  The
  * decoder reads hex into a bounded buffer, checks the length the name

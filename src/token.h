@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * token.h: the acquire/release token (SPEC section 7b), text that comes
  * back on release's command line and so is parsed as untrusted input.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * units.c: the spellings of durations ("1m30s"), exit code lists
  * ("6,7,28,50-59") and numbers that the config file and the command line

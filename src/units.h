@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * units.h: durations, exit code sets and numbers as the config file and
  * the command line spell them (SPEC section 3).  Pure: libc only.

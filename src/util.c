@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * util.c: error buffer, allocation wrappers and the byte buffer.  Nothing
  * here does I/O except the message printed before aborting when memory runs

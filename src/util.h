@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * util.h: the few helpers every module shares: an error buffer that lower
  * layers fill instead of printing, allocation that never returns NULL, and a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 00-usage: the command line itself: help, version, usage errors and their
 # exit codes (2 for most commands, 125 for run), breaker names, and the
 # first run on a machine with no config and no state.

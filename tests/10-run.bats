@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 10-run: how run starts the command and what it exits with: the command's
 # own status, 128+N for a signal, 124 for a timeout, 126/127 when the
 # command cannot be run; no shell, no leaked descriptors, process groups,
@@ -185,13 +186,16 @@ finish() {
 	assert_equal "$(json_field x consecutive_failures)" 0
 }
 
-@test "a SIGTERM after the command ended waits until its outcome is recorded" {
+@test "a SIGTERM while cbexec waits for the writer lock ends it at once: 143, nothing recorded" {
 	[ -x "${HOLD_WRITER:-}" ] || skip "HOLD_WRITER (built by make check) is not set"
+	# Only the signal can end these waits.
+	config 'lock_timeout = "1h";'
 	run -0 cb run x -- true
 	# Another process holds the writer lock: recording the next outcome
 	# has to wait for it.
 	mkfifo hold.in
 	"$HOLD_WRITER" "$CBEXEC_STATE" <hold.in >hold.out 3>&- &
+	echo $! >holder.pid
 	exec 8>hold.in
 	wait_for grep -q held hold.out
 	"$CBEXEC" run x -- touch ran >out 2>&1 3>&- 8>&- &
@@ -199,13 +203,19 @@ finish() {
 	wait_for test -e ran
 	sleep 0.3	# cbexec now waits for the lock to record "success"
 	kill -TERM "$pid"
-	sleep 0.2
-	exec 8>&-	# let go of the lock
-	finish "$pid"
-	# The signal still ends cbexec, but only once the outcome is written.
+	finish "$pid"	# the holder still holds the lock
 	assert_equal "$rc" 143
-	assert_equal "$(json_field x calls)" 2
-	assert_equal "$(json_field x successes)" 2
+	# Waiting to be admitted (a run slot is a write): the same.
+	"$CBEXEC" run x -o max_concurrent=1 -- touch ran2 >out 2>&1 3>&- 8>&- &
+	pid=$!
+	sleep 0.3
+	kill -HUP "$pid"
+	finish "$pid"
+	assert_equal "$rc" 129
+	[ ! -e ran2 ]
+	exec 8>&-	# let go of the lock
+	assert_equal "$(json_field x calls)" 1
+	assert_equal "$(json_field x successes)" 1
 }
 
 @test "SIGHUP to cbexec is forwarded to the command: exit 129, recorded interrupted" {

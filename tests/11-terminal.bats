@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 11-terminal: the command and the controlling terminal.  Its process group
 # is given the terminal while it runs: at once when stdin and stdout are
 # the terminal and cbexec's group has the foreground, else when it first

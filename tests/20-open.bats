@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 20-open: the breaker itself: tripping, refusing, the cool-down and the
 # half-open probes, backoff, check, epoch fencing, probe leases and a
 # clock that steps back.  Clock moves use faketime (cb_at, AT=...).
@@ -438,7 +439,8 @@ PROBE='touch started.$$; echo $$ >child.$$.pid; echo $PPID >holder.$$.pid; while
 	fail_n x 5
 	bg 1 cb_at +61s run x -t 3s -k 1s -- sh -c "$PROBE"
 	wait_for eval '[ "$(count started.*)" -eq 1 ]'
-	run -75 cb_at +68s run x -- true
+	assert_equal "$(json x '.probes[0].lease_ms')" 9000
+	run -75 cb_at "$(at_record x 'probes[0].lease_until' -1)" run x -- true
 	assert_output --partial 'half-open'
 	run -75 cb_at +71s run x -- true
 	assert_output --partial 'lease'

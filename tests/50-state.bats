@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 50-state: the LMDB state file: where it is, the modes it gets, what
 # happens when it is not LMDB (never written, on_store_error), many
 # processes at once, and many breakers.
@@ -153,9 +154,11 @@ meta_writes() {
 	run -0 cb run x -- true
 	# LeakSanitizer cannot work under ptrace (the ASan pass).
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
-	    strace -o trace -e trace=openat,pwrite64,fdatasync,fsync \
+	    strace -f -o trace -e trace=openat,pwrite64,fdatasync,fsync \
 	    "$CBEXEC" run x -- true
-	awk '/O_DSYNC/ && / = [0-9]+$/ { d[$NF] = 1 }
+	# -f: the store's calls run on a thread of their own.
+	awk '{ sub(/^[0-9]+ +/, "") }
+	    /O_DSYNC/ && / = [0-9]+$/ { d[$NF] = 1 }
 	    /^fdatasync\(|^fsync\(/ { print "fdatasync" }
 	    /^pwrite64\(/ { fd = substr($1, 10) + 0; if (fd in d) print "dsync" }' \
 	    trace
@@ -293,4 +296,82 @@ meta_writes() {
 	refute_line --regexp "^ *$dead "
 	exec 4>&-
 	assert_equal "$(json_field x calls)" 2
+}
+
+# hold_writer: another process takes the state's writer lock and keeps it
+# until release_writer (HOLD_WRITER: tests/hold-writer.c).
+hold_writer() {
+	[ -x "${HOLD_WRITER:-}" ] || skip "HOLD_WRITER (built by make check) is not set"
+	mkfifo hold.in
+	"$HOLD_WRITER" "$CBEXEC_STATE" <hold.in >hold.out 3>&- &
+	echo $! >holder.pid
+	exec 8>hold.in
+	wait_for grep -q held hold.out
+}
+
+release_writer() {
+	exec 8>&-
+	wait "$(cat holder.pid)"
+}
+
+@test "a writer that never lets go: past lock_timeout, run follows on_store_error, and other commands exit 1 naming the file" {
+	config 'lock_timeout = "1s";' 'log = "none";'
+	run -0 cb run x -- true
+	hold_writer
+	# timeout(1): 0.2.0 waited for ever.
+	run -0 timeout 60 "$CBEXEC" run x -o max_concurrent=1 -- touch ran 8>&-
+	assert_output --partial "state '$CBEXEC_STATE' stayed locked by another process for lock_timeout (1s)"
+	assert_output --partial "running 'touch' unguarded"
+	[ -e ran ]
+	rm ran
+	config 'lock_timeout = "1s";' 'log = "none";' 'on_store_error = "closed";'
+	run -125 timeout 60 "$CBEXEC" run x -o max_concurrent=1 -- touch ran 8>&-
+	assert_output --partial "refusing to run 'touch' (on_store_error = closed)"
+	[ ! -e ran ]
+	run -1 timeout 60 "$CBEXEC" reset x 8>&-
+	assert_output --partial "state '$CBEXEC_STATE' stayed locked"
+	# A closed breaker admits without the writer lock; its outcome is
+	# not recorded, and said so.
+	run -0 timeout 60 "$CBEXEC" run x -- true 8>&-
+	assert_output --partial "stayed locked by another process"
+	# Readers never wait for the writer.
+	run -0 cb status --names 8>&-
+	release_writer
+	assert_equal "$(json_field x calls)" 1
+}
+
+@test "a lock file held exclusive by another process: opening the state waits lock_timeout at most" {
+	command -v python3 >/dev/null || skip "no python3"
+	config 'lock_timeout = "1s";' 'log = "none";'
+	run -0 cb run x -- true
+	mkfifo hold.in
+	python3 -c 'import fcntl, os, sys
+fd = os.open(sys.argv[1], os.O_RDWR)
+fcntl.lockf(fd, fcntl.LOCK_EX, 1, 0)
+print("held", flush=True)
+sys.stdin.read()' "$CBEXEC_STATE-lock" <hold.in >hold.out 3>&- &
+	echo $! >holder.pid
+	exec 8>hold.in
+	wait_for grep -q held hold.out
+	run -1 timeout 60 "$CBEXEC" status 8>&-
+	assert_output --partial "state '$CBEXEC_STATE' stayed locked by another process for lock_timeout (1s)"
+	run -0 timeout 60 "$CBEXEC" run x -- true 8>&-
+	assert_output --partial "running 'true' unguarded"
+	release_writer
+	assert_equal "$(json_field x calls)" 1
+}
+
+@test "lock_timeout is a duration from 1ms to 1h; config show names it" {
+	config 'lock_timeout = "250ms";'
+	run -0 cb config show
+	assert_output --regexp 'lock_timeout +"250ms" +.*cbexec.conf:1'
+	config 'lock_timeout = "2h";'
+	run -1 cb config check
+	assert_output --partial 'lock_timeout: must be a duration from 1ms to 1h'
+	config 'lock_timout = "1s";'
+	run -1 cb config check
+	assert_output --partial 'lock_timeout'
+	: >"$CBEXEC_CONFIG"
+	run -0 cb config show
+	assert_output --regexp 'lock_timeout +"10s" +built-in'
 }

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 60-status: the table, the detail view of one breaker, --json (every field,
 # RFC 3339 times, null where not applicable), --names, GLOB filters, and no
 # colour off a tty or with NO_COLOR.  --json and --prometheus of breakers

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 61-detail: `status NAME`, the detail view of one breaker: state and
 # epoch, the policy in one line, when and why it changed, the next probe,
 # the runs strip (UTF-8 or ASCII by locale, with a legend), totals, the

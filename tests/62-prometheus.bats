@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 62-prometheus: `status --prometheus` in the text exposition format
 # (checked by promtool), its values, and --output FILE written atomically
 # with mode 0644 for node_exporter's textfile collector.
@@ -40,8 +41,9 @@ promtool_ok() {
 	prom
 	promtool_ok m.prom
 	run -0 grep -c '^# TYPE ' m.prom
-	assert_output 11
-	run -1 grep -v '^#' m.prom
+	assert_output 12
+	run -0 grep -v '^#' m.prom
+	assert_output 'cbexec_config_ok 1'
 }
 
 @test "every family has HELP and TYPE lines, and the documented type" {
@@ -52,7 +54,7 @@ promtool_ok() {
 	    transitions_total:counter consecutive_failures:gauge \
 	    open_until_seconds:gauge last_run_timestamp_seconds:gauge \
 	    refused_total:counter last_transition_seconds:gauge manual:gauge \
-	    running:gauge; do
+	    running:gauge config_ok:gauge; do
 		run -0 grep -c "^# HELP cbexec_${m%%:*} " m.prom
 		run -0 grep -c "^# TYPE cbexec_${m%%:*} ${m#*:}$" m.prom
 	done

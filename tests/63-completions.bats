@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 63-completions: the bash completion, driven through COMP_WORDS and
 # COMP_CWORD (with and without bash-completion loaded); the fish
 # completion through `complete -C`; the zsh one parsed by `zsh -n`.
@@ -83,7 +84,9 @@ setup() {
 	run -0 comp cbexec status --
 	assert_output "$(printf '%s\n' --help --json --names --output --prometheus)"
 	run -0 comp cbexec trip --
-	assert_output "$(printf '%s\n' --for --help --reason)"
+	assert_output "$(printf '%s\n' --for --help --on-open --reason)"
+	run -0 comp cbexec trip db --on-open ''
+	assert_output "$(printf '%s\n' fail skip)"
 	run -0 comp cbexec reset --
 	assert_output "$(printf '%s\n' --help --reason)"
 	run -0 comp cbexec gc --
@@ -204,6 +207,8 @@ setup() {
 	assert_output --partial 'db:replica'
 	run -0 zshcomp 'cbexec run db --on-open ' skip
 	assert_output --regexp 'fail +skip'
+	run -0 zshcomp 'cbexec trip db --on-open ' skip
+	assert_output --regexp 'fail +skip'
 	run -0 zshcomp 'cbexec release TOKEN ' success
 	assert_output --regexp 'failure +ignore +success'
 	run -0 zshcomp 'cbexec run db -o retr' retry_delay
@@ -227,6 +232,8 @@ setup() {
 	run -0 fishcomp 'cbexec status '
 	assert_output "$(printf '%s\n' db:primary db:replica web)"
 	run -0 fishcomp 'cbexec run db --on-open '
+	assert_output "$(printf '%s\n' fail skip)"
+	run -0 fishcomp 'cbexec trip db --on-open '
 	assert_output "$(printf '%s\n' fail skip)"
 	run -0 fishcomp 'cbexec run db --preset p'
 	assert_output "$(printf '%s\n' pg_isready psql)"

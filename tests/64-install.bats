@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 64-install: `make install` lays down exactly the binary, the two man
 # pages and the three completions, under DESTDIR and PREFIX, where each
 # shell looks on Debian; `make uninstall` removes exactly those.  As root,

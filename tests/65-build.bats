@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 65-build: the Makefile honours the user's and Debian's build flags (SPEC
 # 8): CFLAGS, CPPFLAGS and LDFLAGS replace only the defaults, the flags the
 # build needs stay, -Werror is only for make check, and pkg-config runs a
@@ -84,4 +85,21 @@ scratch() {
 	refute_output --partial 'src/util.c'
 	run -0 mk "$T/src" -n build/util.o CFLAGS=-O0
 	assert_output --partial 'src/util.c'
+}
+
+@test "every source file names its licence, ISC, in its first comment line" {
+	local f missing=()
+	cd "$ROOT"
+	grep -qx 'ISC License' LICENSE
+	grep -q '^License: ISC$' debian/copyright
+	for f in src/*.[ch] tests/*.[ch] tests/fuzz/*.c bench/*.c bench/*.sh \
+	    tests/*.bats tests/*.bash tests/*.sh tests/*.py tests/stress/*.sh \
+	    man/*.py man/cbexec.1 man/cbexec.conf.5 Makefile completions/* \
+	    debian/postinst debian/postrm debian/rules; do
+		[ -e "$f" ] || continue
+		# The first comment line: line 1, or line 2 after #! or #compdef.
+		head -n 2 "$f" | grep -q 'SPDX-License-Identifier: ISC' ||
+		    missing+=("$f")
+	done
+	assert_equal "${missing[*]}" ""
 }

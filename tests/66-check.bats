@@ -1,7 +1,9 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 66-check: a green `make check` means that the tests ran.  The summary
 # logic (tests/check-summary.sh) keeps each pass's exit status, holds bats
-# to its 1..N plan and to "Executed N instead of expected M", takes the
+# to its 1..N plan, to a plan above 0 and at least `bats --count` of what
+# it was given, and to "Executed N instead of expected M", takes the
 # unit binary's own counts, and names every failure above the closing
 # line; the Makefile runs every pass through it.
 
@@ -16,8 +18,15 @@ fake() {
 	chmod +x "$T/bin/$1"
 }
 
+# fake_bats COUNT SCRIPT: a bats that answers --count with COUNT, as real
+# bats does for the tests it was given, and otherwise runs SCRIPT.
+fake_bats() {
+	fake bats "[ \"\$1\" = --count ] && { echo $1; exit 0; }
+$2"
+}
+
 @test "a bats that plans 442 tests and exits 1 fails check, whatever else passed" {
-	fake bats 'echo 1..442; exit 1'
+	fake_bats 442 'echo 1..442; exit 1'
 	PATH=$T/bin:$PATH run -0 "$SUMMARY" bats "bats (build)" "$T/counts" bats --tap tests
 	assert_output "1..442
 check: bats (build): 0 of 442 planned tests ran"
@@ -30,7 +39,7 @@ check: 21 passed, 1 failed, 0 skipped"
 }
 
 @test "fewer results than the plan fail the pass, even with exit 0" {
-	fake bats 'printf "1..3\nok 1 a\nok 2 b\n"'
+	fake_bats 3 'printf "1..3\nok 1 a\nok 2 b\n"'
 	PATH=$T/bin:$PATH run -0 --separate-stderr "$SUMMARY" bats b "$T/counts" bats
 	assert_equal "$stderr" "check: b: 2 of 3 planned tests ran"
 	run -0 cat "$T/counts"
@@ -39,7 +48,7 @@ check: 21 passed, 1 failed, 0 skipped"
 }
 
 @test "bats' 'Executed N instead of expected M' fails the pass" {
-	fake bats 'printf "1..2\nok 1 a\nnot ok 2 b # skip\n# bats warning: Executed 2 instead of expected 3 tests\n"'
+	fake_bats 2 'printf "1..2\nok 1 a\nnot ok 2 b # skip\n# bats warning: Executed 2 instead of expected 3 tests\n"'
 	PATH=$T/bin:$PATH run -0 --separate-stderr "$SUMMARY" bats b "$T/counts" bats
 	assert_equal "$stderr" "check: b: bats warning: Executed 2 instead of expected 3 tests"
 	run -1 "$SUMMARY" total "$T/counts"
@@ -49,10 +58,10 @@ check: 1 passed, 2 failed, 0 skipped"
 }
 
 @test "no plan line, or a non-zero exit with no failed test, fails the pass" {
-	fake bats 'echo "ok 1 a"'
+	fake_bats 1 'echo "ok 1 a"'
 	PATH=$T/bin:$PATH run -0 --separate-stderr "$SUMMARY" bats b "$T/counts" bats
 	assert_equal "$stderr" "check: b: no 1..N plan line"
-	fake bats 'printf "1..1\nok 1 a\n"; exit 3'
+	fake_bats 1 'printf "1..1\nok 1 a\n"; exit 3'
 	PATH=$T/bin:$PATH run -0 --separate-stderr "$SUMMARY" bats c "$T/counts" bats
 	assert_equal "$stderr" "check: c: exited 3 with no failed test"
 	run -0 cat "$T/counts"
@@ -64,15 +73,58 @@ check: 1 passed, 2 failed, 0 skipped"
 }
 
 @test "a complete run passes, skips counted apart, its TAP echoed" {
-	fake bats 'printf "1..3\nok 1 a\nok 2 b # skip no redis\nnot ok 3 c\n"; exit 1'
+	fake_bats 3 'printf "1..3\nok 1 a\nok 2 b # skip no redis\nnot ok 3 c\n"; exit 1'
 	PATH=$T/bin:$PATH run -0 "$SUMMARY" bats b "$T/counts" bats
 	assert_line "not ok 3 c"
-	fake bats 'printf "1..2\nok 1 a\nok 2 b # skip (why)\n"'
+	fake_bats 2 'printf "1..2\nok 1 a\nok 2 b # skip (why)\n"'
 	: >"$T/counts"
 	PATH=$T/bin:$PATH run -0 --separate-stderr "$SUMMARY" bats b "$T/counts" bats
 	assert_equal "$stderr" ""
 	run -0 "$SUMMARY" total "$T/counts"
 	assert_output "check: 1 passed, 0 failed, 1 skipped"
+}
+
+@test "a pass that plans no tests fails, though the unit pass passed (issue 18.14)" {
+	# Real bats on a directory with no tests: 1..0, exit 0.
+	mkdir "$T/empty"
+	run -0 --separate-stderr "$SUMMARY" bats "bats (build)" "$T/counts" bats --tap "$T/empty"
+	assert_equal "$output" "1..0"
+	assert_equal "$stderr" "check: bats (build): planned no tests (1..0)"
+	echo "1503 0 0 unit (build)" >>"$T/counts"
+	run -1 "$SUMMARY" total "$T/counts"
+	assert_output "check: failed: bats (build): planned no tests (1..0)
+check: 1503 passed, 1 failed, 0 skipped"
+}
+
+@test "a plan below bats --count of what bats was given fails the pass" {
+	fake_bats 442 'printf "1..0\n"'
+	PATH=$T/bin:$PATH run -0 --separate-stderr "$SUMMARY" bats b "$T/counts" bats --tap tests
+	assert_equal "$stderr" "check: b: planned no tests (1..0)
+check: b: planned 0 of the 442 tests given (bats --count)"
+	fake_bats 5 'printf "1..2\nok 1 a\nok 2 b\n"'
+	PATH=$T/bin:$PATH run -0 --separate-stderr "$SUMMARY" bats c "$T/counts" bats --tap tests
+	assert_equal "$stderr" "check: c: planned 2 of the 5 tests given (bats --count)"
+	run -0 cat "$T/counts"
+	assert_output "# b: planned no tests (1..0)
+# b: planned 0 of the 442 tests given (bats --count)
+0 2 0 b
+# c: planned 2 of the 5 tests given (bats --count)
+2 1 0 c"
+	run -1 "$SUMMARY" total "$T/counts"
+}
+
+@test "a bats whose --count gives no number fails the pass" {
+	fake bats 'printf "1..1\nok 1 a\n"'
+	PATH=$T/bin:$PATH run -0 --separate-stderr "$SUMMARY" bats b "$T/counts" bats --tap tests
+	assert_equal "$stderr" "check: b: bats --count gave no number"
+	run -1 "$SUMMARY" total "$T/counts"
+}
+
+@test "the real bats, given real tests, passes with its count" {
+	run -0 --separate-stderr "$SUMMARY" bats b "$T/counts" bats --tap -f 'a complete run passes' "$BATS_TEST_FILENAME"
+	assert_equal "$stderr" ""
+	run -0 cat "$T/counts"
+	assert_output "1 0 0 b"
 }
 
 @test "the unit binary's counts go into the summary, and its exit status must agree" {
@@ -102,7 +154,7 @@ check: 1517 passed, 4 failed, 0 skipped"
 }
 
 @test "the closing lines name every failure, of every pass, above the count" {
-	fake bats 'printf "1..3\nok 1 a\nnot ok 2 b fails\nnot ok 3 c fails too\n"; exit 1'
+	fake_bats 3 'printf "1..3\nok 1 a\nnot ok 2 b fails\nnot ok 3 c fails too\n"; exit 1'
 	PATH=$T/bin:$PATH run -0 "$SUMMARY" bats "bats (build)" "$T/counts" bats
 	PATH=$T/bin:$PATH run -0 "$SUMMARY" bats "bats (build-san)" "$T/counts" bats
 	# What the Makefile writes for a failed memcheck case and fuzz harness.
@@ -143,6 +195,7 @@ copy_tree() {
 	[ "$(grep -c 'check-summary.sh bats' <<<"$output")" -eq 2 ]
 	[ "$(grep -c 'check-summary.sh unit' <<<"$output")" -eq 2 ]
 	[ "$(grep -c 'check-summary.sh total' <<<"$output")" -eq 1 ]
+	[ "$(grep -c 'check-summary.sh reports' <<<"$output")" -eq 2 ]
 	run -1 grep -n '|| true' <(sed -n '/^check-one:/,/^$/p' "$T/src/Makefile")
 }
 
@@ -170,4 +223,48 @@ copy_tree() {
 	assert_output "check: failed: memcheck: cbexec b (exit 1, wanted 0)
 check: failed: fuzz smoke: codes
 check: 7 passed, 2 failed, 0 skipped"
+}
+
+@test "sanitizer reports fail the pass, each named in the closing lines" {
+	mkdir "$T/reports"
+	run -0 "$SUMMARY" reports "sanitizer reports (build-san)" "$T/counts" "$T/reports"
+	assert_output ''
+	printf '==42==ERROR: AddressSanitizer: heap-use-after-free on address 0x1\n' >"$T/reports/asan.42"
+	printf 'src/x.c:3:5: runtime error: signed integer overflow\n' >"$T/reports/ubsan.43"
+	run -0 --separate-stderr "$SUMMARY" reports "sanitizer reports (build-san)" "$T/counts" "$T/reports"
+	assert_line "==42==ERROR: AddressSanitizer: heap-use-after-free on address 0x1"
+	assert_equal "$stderr" "check: sanitizer reports (build-san): asan.42: ==42==ERROR: AddressSanitizer: heap-use-after-free on address 0x1
+check: sanitizer reports (build-san): ubsan.43: src/x.c:3:5: runtime error: signed integer overflow"
+	echo "1503 0 0 unit (build-san)" >>"$T/counts"
+	run -1 "$SUMMARY" total "$T/counts"
+	assert_output "check: failed: sanitizer reports (build-san): asan.42: ==42==ERROR: AddressSanitizer: heap-use-after-free on address 0x1
+check: failed: sanitizer reports (build-san): ubsan.43: src/x.c:3:5: runtime error: signed integer overflow
+check: 1503 passed, 2 failed, 0 skipped"
+}
+
+@test "the sanitizer pass's options catch a report from a process whose status nobody checks" {
+	command -v cc >/dev/null || skip "no C compiler"
+	local env dir
+	copy_tree
+	run -0 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SANITIZE \
+	    make -C "$T/src" -n --no-print-directory check-one SANITIZE=1
+	env=$(grep -o 'ASAN_OPTIONS=[^ ]* UBSAN_OPTIONS=[^ ]*' <<<"$output" | head -n 1)
+	assert [ -n "$env" ]
+	dir=$(grep -o 'log_path=[^ :]*/asan' <<<"$env" | head -n 1)
+	dir=${dir#log_path=}
+	assert_equal "$dir" "$T/src/build-san/san-reports/asan"
+	printf '%s\n' '#include <stdlib.h>' \
+	    'int main(void) { int *p = malloc(4); free(p); return p[0]; }' >uaf.c
+	cc -fsanitize=address,undefined -g -o uaf uaf.c ||
+	    skip "no sanitizer runtime here"
+	mkdir -p "${dir%/*}"
+	# As a background holder or a `|| true` would: the status is lost.
+	# shellcheck disable=SC2086
+	env $env ./uaf 2>stderr || true
+	run -1 grep -c . stderr
+	run -0 --separate-stderr "$SUMMARY" reports san "$T/counts" "${dir%/*}"
+	assert_line --partial "ERROR: AddressSanitizer: heap-use-after-free"
+	assert_equal "${stderr%%:*}" "check"
+	run -1 "$SUMMARY" total "$T/counts"
+	assert_line --partial "check: failed: san: asan."
 }

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 66-status-record: status tells what the record holds (issues 10.11,
 # 11.6, 11.7, 11.8; SPEC 5, 7).  The policy shown is the one the breaker
 # last ran under; the runs strip holds runs that ran and counts refusals;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 70-admin: the operator's commands trip, reset and forget: what they do
 # to a breaker, who and why they record, their exit codes, several names at
 # once, and the on_transition hook they fire.
@@ -35,6 +36,48 @@ load helper
 	run -0 cb trip x --for 2s
 	assert_equal "$(open_period x)" 2000
 	assert [ "$(json_field x epoch)" -gt "$epoch" ]
+}
+
+@test "trip without --for never shortens a window already open; --for sets the end exactly" {
+	run -0 cb trip x --for 2h
+	local until
+	until=$(json_field x open_until)
+	# The 1m cool-down would end it 2h early: the later end is kept.
+	run -0 cb trip x --reason again
+	assert_equal "$(json_field x open_until)" "$until"
+	assert_equal "$(json_field x reason)" "manual trip by $(id -un): again"
+	run -75 cb_at +90m run x -- true
+	# A later end is taken: past the old one.
+	run -0 cb_at +7170s trip x
+	run -75 cb_at +7215s run x -- true
+	# --for sets the end as asked, shorter or not.
+	run -0 cb trip x --for 1s
+	assert_equal "$(open_period x)" 1000
+}
+
+@test "trip --on-open skip: calls refused in this window exit 0 silently; the breaker's own on_open after it" {
+	run -0 cb trip x --for 1h --on-open skip
+	run -0 --separate-stderr cb run x -- touch ran
+	assert_equal "$stderr" ''
+	assert [ ! -e ran ]
+	assert_equal "$(json_field x rejected)" 1
+	# Another trip keeps the window's --on-open; --on-open fail sets it.
+	run -0 cb trip x
+	run -0 cb run x -- touch ran
+	run -0 cb trip x --for 1h --on-open fail
+	run -75 cb run x -- touch ran
+	run -0 cb trip x --for 1h --on-open skip
+	# Out of the window: a failed probe re-opens it, not by hand.
+	run -1 cb_at +61m run x -- false
+	run -75 cb_at +62m run x -- touch ran
+	assert [ ! -e ran ]
+	# run --on-open skip (the breaker's own) still works; a reset ends it.
+	run -0 cb_at +62m run x --on-open skip -- touch ran
+	run -0 cb trip y --on-open skip
+	run -0 cb reset y
+	run -0 cb run y -- true
+	run -2 cb trip x --on-open maybe
+	assert_line --index 0 "cbexec: trip: --on-open must be fail or skip, not 'maybe'"
 }
 
 @test "trip leaves the backoff as it was: the next failed probe doubles on" {

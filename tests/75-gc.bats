@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 75-gc: `cbexec gc [--idle D] [--dry-run]` removes closed breakers unused
 # for D (default 30d), prints their names, and never removes an open or
 # half-open one; check counts as a use, written at most once a minute.

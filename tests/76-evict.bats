@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 76-evict: max_breakers bounds the state file.  Creating a breaker beyond
 # it evicts the least recently used closed breaker; an open or half-open
 # one only when every breaker is open, with a warning naming it.  Up to

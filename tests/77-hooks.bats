@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 77-hooks: transitions are logged per `log` and run `on_transition`:
 # argv without a shell, the CBEXEC_* variables, stdin from /dev/null,
 # stdout onto stderr, killed with its process group five seconds after it
@@ -141,35 +142,6 @@ hook() {
 	assert_output --regexp '^cbexec: x: circuit opened after 1 consecutive failure; refusing runs until [0-9:]{8}$'
 	run -0 cb trip y
 	assert_output ''
-}
-
-# with_syslog CMD...: CMD in a mount namespace whose /dev holds only null
-# and a private syslog socket as log; what reaches it lands in $T/syslog.
-with_syslog() {
-	unshare -m sh -c '
-		mkdir "$T/dev" && : >"$T/dev/null" &&
-		    mount --bind /dev/null "$T/dev/null" || exit 99
-		python3 -c "
-import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sys.argv[1])
-with open(sys.argv[2], \"ab\", buffering=0) as f:
-    while True:
-        f.write(s.recv(4096) + b\"\\n\")
-" "$T/dev/log" "$T/syslog" &
-		i=0
-		while [ ! -S "$T/dev/log" ] && [ $i -lt 250 ]; do
-			sleep 0.02; i=$((i + 1))
-		done
-		mount --rbind "$T/dev" /dev || exit 99
-		rc=0; "$@" || rc=$?
-		# What was sent may still be queued: let it be written.
-		i=0
-		while [ ! -s "$T/syslog" ] && [ $i -lt 250 ]; do
-			sleep 0.02; i=$((i + 1))
-		done
-		kill $!
-		exit $rc' sh "$@"
 }
 
 # no_syslog CMD...: CMD with nobody listening on /dev/log, as in most

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 78-identity: no outcome of a run that ran is lost (issue 10.8, SPEC 2
 # "Identity").  A closed admission refreshes last_used at most once a
 # minute, so gc and eviction see a breaker in use; a record that vanished

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 81-retries: run --retries N / --retry-delay D (SPEC section 6 item 4):
 # only failures are retried, each attempt is a call of its own, the breaker
 # is consulted before every attempt, and a signal during the wait ends

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 82-acquire: the two-step API of SPEC section 7b.  acquire admits a call as
 # run would and prints an opaque token; release records its outcome with
 # epoch fencing.  Half-open tokens hold a probe slot judged by its lease
@@ -105,8 +106,9 @@ STATE='[.state, .epoch, .consecutive_failures, .calls, .successes,
 @test "a half-open token not released within its lease is a dropped permit" {
 	fail_n x 5
 	AT=+61s acq x --lease 5s
+	assert_equal "$(json x '.probes[0].lease_ms')" 5000
 	# The acquiring process is gone, yet the slot is held until the lease ends.
-	run -75 cb_at +65s acquire x
+	run -75 cb_at "$(at_record x 'probes[0].lease_until' -1)" acquire x
 	assert_output --partial 'probes running'
 	run -75 cb_at +67s run x -- touch marker
 	assert [ ! -e marker ]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 83-config-cmd: `config check` reports every problem of the config file
 # with FILE:LINE; `config show NAME` prints the effective policy, one key a
 # line, with where each value came from.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 84-presets: the presets against the real tools.  A closed port on
 # 127.0.0.1 is "cannot connect" for every tool, and must trip the breaker;
 # an HTTP 404 from a local server means the dependency answered, and must

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 86-leases: a probe's lease is a permit with an end (issue 10.6, 10.7;
 # SPEC 2 "Late release", "Leases and the clock").  A release after its
 # lease ended re-opens the breaker and says so; a clock stepped back over

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 86-probe: the probe command of SPEC section 2c (issue 13.2).  When a
 # call is admitted as a half-open probe and `probe` is set, the probe runs
 # instead of the job: exit 0 is a probe success (the job then runs in the
@@ -304,14 +305,47 @@ exit 0"
 	    fail "stderr: $stderr"
 }
 
-@test "-o probe is refused with a usage error (config file only); -o probe=none takes it back" {
-	run -125 --separate-stderr cb run x -o 'probe=curl -fsS http://db/health' -- true
-	[[ $stderr == *"run: probe: an argv list is set in the config file only"* ]] ||
+@test "-o probe takes a list in the file's syntax, read by libconfig; -o probe=none takes it back" {
+	# Not split by a rule of ours: a bare command line is no list.
+	run -125 --separate-stderr cb run x -o 'probe=curl -fsS http://db/health' -- touch job
+	[[ $stderr == *"run: -o: probe: must be a list of strings in the config file's syntax"* ]] ||
 	    fail "stderr: $stderr"
+	run -125 --separate-stderr cb run x -o 'probe=("curl", 7)' -- touch job
+	assert_equal "${stderr_lines[0]}" "cbexec: run: -o: probe: element 2 must be a string, not an integer"
+	run -125 --separate-stderr cb run x -o 'probe=["a"]; timeout = 1' -- touch job
+	run -125 --separate-stderr cb run x -o 'probe=[]' -- touch job
+	assert [ ! -e job ]
+	# The file's syntax, with its quoting: one argument holds a space.
+	probe_conf
+	probe_script "echo \"args:\$*\" >>'$T/log'; exit 7"
+	open_x
+	run -75 cb_at +11s run x -o "probe=[\"$T/probe\", \"a b\", \"c\"] # why" -- touch job
+	assert_equal "$(cat "$T/log")" "probe
+args:a b c"
+	assert [ ! -e job ]
+	rm "$T/log"
+	run -0 cb config show x -o "probe=( \"$T/probe\", \"-h\", \"db\" )"
+	assert_line --regexp "^probe +\[ \"$T/probe\", \"-h\", \"db\" \] +command line\$"
+	run -0 cb forget x
 	probe_conf
 	probe_script 'exit 7'
 	open_x
 	run -0 cb_at +11s run x -o probe=none -- touch job
 	[ -e job ] || fail "the job did not run as the probe"
 	[ ! -e "$T/log" ] || fail "the probe ran"
+}
+
+@test "a probe that passes within probe_timeout closes the breaker, though it outlasts the run's own lease" {
+	# The probe lease is the run's timeout + kill-after + 5s plus
+	# probe_timeout (SPEC 2).  cbexec's wall clock runs 20 times as fast
+	# as the probe's (faketime): a 0.5s probe lasts 10s and more to the
+	# lease, past the 1s + 1s + 5s of the run alone, well within 5m.
+	probe_conf 'probe_timeout = "5m";'
+	probe_script 'exec env -u LD_PRELOAD sleep 0.5'
+	open_x
+	run -0 --separate-stderr cb_at '+11s x20' run x -t 1s -k 1s -- touch ran
+	[[ $stderr != *outlived* ]] || fail "stderr: $stderr"
+	[ -e ran ]
+	assert_equal "$(json x '[.state, .successes, .failures] | map(tostring) | join(" ")')" \
+	    'closed 2 1'
 }

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 88-readme: the README's examples, copied out of README.md and run, so
 # that they cannot rot.  A block is tested when the line before it (blank
 # lines aside) is an HTML comment `<!-- test: MODE -->`, invisible on the

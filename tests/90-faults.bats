@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 90-faults: the state file under faults.  Whatever happens, cbexec never
 # truncates, overwrites or "repairs" a state file it cannot use (cmp before
 # and after), and on_store_error decides between running the command
@@ -10,14 +11,12 @@ load helper
 setup() {
 	common_setup
 	NOBODY_DIR=
-	NOBODY_FALLBACK=
 	MNT=
 }
 
 teardown() {
 	[ -n "$MNT" ] && umount "$MNT" 2>/dev/null
 	[ -n "$NOBODY_DIR" ] && rm -rf "$NOBODY_DIR"
-	[ -n "$NOBODY_FALLBACK" ] && rm -rf "$NOBODY_FALLBACK"
 	common_teardown
 }
 
@@ -207,12 +206,24 @@ patch_record() {
 	    <(mdb_dump -n "$CBEXEC_STATE" | grep -A1 '^ 74$')
 }
 
-# fallback_dir: /var/tmp/cbexec-UID of user nobody, removed at teardown
-# if this test made it; skip if it is there already (another run's).
+# fallback_dir: a /var/tmp of this test's own, $T/vartmp (1777), which
+# as_nobody_vartmp mounts over /var/tmp: no leftover /var/tmp/cbexec-UID
+# of another run, or of a run beside this one, is seen or touched.
+# FALLBACK is nobody's fallback directory as this shell sees it,
+# FALLBACK_NAME as cbexec names it.
 fallback_dir() {
-	FALLBACK=/var/tmp/cbexec-$(id -u nobody)
-	[ -e "$FALLBACK" ] || [ -L "$FALLBACK" ] && skip "$FALLBACK exists"
-	NOBODY_FALLBACK=$FALLBACK
+	unshare --mount --propagation private true 2>/dev/null ||
+	    skip "no private mount namespace here"
+	mkdir -m 1777 "$T/vartmp"
+	FALLBACK=$T/vartmp/cbexec-$(id -u nobody)
+	FALLBACK_NAME=/var/tmp/cbexec-$(id -u nobody)
+}
+
+# as_nobody_vartmp CMD...: as_nobody, with $T/vartmp as /var/tmp.
+as_nobody_vartmp() {
+	unshare --mount --propagation private sh -c 'mount --bind "$0" /var/tmp &&
+	    exec setpriv --reuid nobody --regid nogroup --clear-groups "$@"' \
+	    "$T/vartmp" "$@"
 }
 
 @test "a service account with no usable home falls back to /var/tmp/cbexec-UID, guarded and silent" {
@@ -225,17 +236,17 @@ fallback_dir() {
 	for home in /nonexistent "$NOBODY_DIR"; do
 		name=svc-$RANDOM
 		for i in 1 2 3 4 5; do
-			run -1 as_nobody env HOME="$home" "$CBEXEC" run "$name" -- false
+			run -1 as_nobody_vartmp env HOME="$home" "$CBEXEC" run "$name" -- false
 			assert_output ''
 		done
-		run -75 as_nobody env HOME="$home" "$CBEXEC" run "$name" -- touch "$T/ran"
+		run -75 as_nobody_vartmp env HOME="$home" "$CBEXEC" run "$name" -- touch "$T/ran"
 		assert [ ! -e "$T/ran" ]
 	done
 	assert [ -f "$FALLBACK/state.mdb" ]
 	assert [ ! -L "$FALLBACK" ]
 	assert_equal "$(stat -c '%a %U' "$FALLBACK")" "700 nobody"
 	assert_equal "$(stat -c '%a %U' "$FALLBACK/state.mdb")" "600 nobody"
-	run -1 as_nobody env -u HOME "$CBEXEC" run "svc-$RANDOM" -- false
+	run -1 as_nobody_vartmp env -u HOME "$CBEXEC" run "svc-$RANDOM" -- false
 	assert_output ''
 }
 
@@ -247,21 +258,21 @@ fallback_dir() {
 	mkdir -m 0700 "$NOBODY_DIR/elsewhere"
 	chown nobody "$NOBODY_DIR/elsewhere"
 	ln -s "$NOBODY_DIR/elsewhere" "$FALLBACK"
-	run -0 as_nobody env HOME=/nonexistent "$CBEXEC" run x -- true
+	run -0 as_nobody_vartmp env HOME=/nonexistent "$CBEXEC" run x -- true
 	# The line says what is wrong with it.
-	assert_output --partial "cannot use directory '$FALLBACK': it is a symbolic link"
+	assert_output --partial "cannot use directory '$FALLBACK_NAME': it is a symbolic link"
 	assert_output --partial unguarded
 	assert [ ! -e "$NOBODY_DIR/elsewhere/state.mdb" ]
 	rm "$FALLBACK"
 	mkdir -m 0700 "$FALLBACK"
-	run -0 as_nobody env HOME=/nonexistent "$CBEXEC" run x -- true
-	assert_output --partial "cannot use directory '$FALLBACK': owned by uid 0, not $(id -u nobody)"
+	run -0 as_nobody_vartmp env HOME=/nonexistent "$CBEXEC" run x -- true
+	assert_output --partial "cannot use directory '$FALLBACK_NAME': owned by uid 0, not $(id -u nobody)"
 	assert_output --partial unguarded
 	assert [ ! -e "$FALLBACK/state.mdb" ]
 	chown nobody "$FALLBACK"
 	chmod 0750 "$FALLBACK"
-	run -0 as_nobody env HOME=/nonexistent "$CBEXEC" run x -- true
-	assert_output --partial "cannot use directory '$FALLBACK': mode 0750, not 0700"
+	run -0 as_nobody_vartmp env HOME=/nonexistent "$CBEXEC" run x -- true
+	assert_output --partial "cannot use directory '$FALLBACK_NAME': mode 0750, not 0700"
 	assert [ ! -e "$FALLBACK/state.mdb" ]
 }
 
@@ -318,9 +329,8 @@ fallback_dir() {
 
 @test "a huge argv (20000 arguments, 1 MB) reaches the command whole" {
 	local -a args
-	for ((i = 0; i < 20000; i++)); do
-		args[i]=$(printf 'arg-%045d' "$i")
-	done
+	# One printf, no loop: bats traps every command a test runs.
+	mapfile -t args < <(printf 'arg-%045d\n' {0..19999})
 	"$CBEXEC" run big -- printf '%s\n' "${args[@]}" >out
 	[ "$(wc -l <out)" -eq 20000 ]
 	[ "$(tail -1 out)" = "${args[19999]}" ]

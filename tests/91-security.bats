@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 91-security: file modes, the root config check, no shell anywhere, no
 # descriptor leaks, no secrets on display.
 
@@ -55,7 +56,7 @@ teardown() {
 	assert_equal "$(stat -c %a "$CBEXEC_STATE-lock")" 640
 }
 
-@test "as root, a group- or other-writable config file is refused: run goes unguarded, the rest fail" {
+@test "as root, a group- or other-writable config file is refused: run stays guarded, the rest work" {
 	[ "$(id -u)" = 0 ] || skip "needs root"
 	for m in 0664 0646; do
 		chmod "$m" "$CBEXEC_CONFIG"
@@ -63,8 +64,11 @@ teardown() {
 		assert [ -e ran ]
 		rm ran
 		assert_output --partial "writable by group or others"
-		run -1 cb status
+		run -0 cb status
+		assert_output --partial "writable by group or others"
 	done
+	chmod 0644 "$CBEXEC_CONFIG"
+	assert_equal "$(json_field x calls)" 2
 }
 
 @test "as another user, a world-writable config file is accepted" {
@@ -247,12 +251,14 @@ teardown() {
 	    "$T" >"$CBEXEC_CONFIG"
 	chmod 0644 "$CBEXEC_CONFIG"
 	chown nobody "$CBEXEC_CONFIG"
-	run -1 cb trip x
+	run -0 cb trip x
 	assert_output --partial "config '$CBEXEC_CONFIG' is owned by uid $(id -u nobody)"
-	run -1 cb status
-	run cb run x -- false
+	run -0 cb status
+	assert_output --partial "config '$CBEXEC_CONFIG' is owned by uid $(id -u nobody)"
+	run -75 cb run x -- false
 	assert_output --partial "config '$CBEXEC_CONFIG'"
-	run cb run x -- false
+	run -0 cb reset x
+	run -1 cb run x -- false
 	assert [ ! -e "$T/hooked" ]
 	chown root "$CBEXEC_CONFIG"
 	run -0 cb trip x
@@ -264,7 +270,7 @@ teardown() {
 	id daemon >/dev/null 2>&1 || skip "no user daemon"
 	shared_dir 1777
 	chown daemon "$CBEXEC_CONFIG"
-	run -1 as_member "$CBEXEC" status
+	run -0 as_member "$CBEXEC" status
 	assert_output --partial "config '$CBEXEC_CONFIG' is owned by uid $(id -u daemon)"
 	chown root "$CBEXEC_CONFIG"
 	run -0 as_member "$CBEXEC" status
@@ -360,9 +366,10 @@ EOS
 	assert_output --partial "'$CBEXEC_STATE-lock' is a symbolic link"
 }
 
-@test "without /proc to pin the files through, the state still opens, and symlinks are still refused" {
+@test "without /proc to pin the files through, the state is not opened by name: on_store_error, and symlinks are still refused" {
 	need_root
 	command -v unshare >/dev/null || skip "no unshare"
+	run -0 cb run x -- true
 	head -c 8192 /dev/urandom >victim
 	cp victim victim.orig
 	cat >ns.sh <<'EOS'
@@ -371,20 +378,124 @@ EOS
 		# another test SIGKILLed before it removed it is not ours.
 		[ ! -d /dev/shm ] || mount -t tmpfs tmpfs /dev/shm || exit 99
 		"$CBEXEC" run x -- false; echo "run $?"
-		"$CBEXEC" run x -- false; echo "run $?"
 		ls -A /dev/shm /tmp 2>/dev/null | grep -c cbexec-open; echo "pins left"
+		"$CBEXEC" status; echo "status $?"
+		echo 'on_store_error = "closed";' >"$CBEXEC_CONFIG"
+		"$CBEXEC" run x -- touch ran; echo "closed run $?"
+		: >"$CBEXEC_CONFIG"
 		rm "$CBEXEC_STATE-lock" && ln -s "$PWD/victim" "$CBEXEC_STATE-lock"
-		"$CBEXEC" status 2>&1; echo "status $?"
+		"$CBEXEC" status 2>&1; echo "symlink status $?"
 EOS
-	run -0 unshare -m bash ns.sh
+	run -0 --separate-stderr unshare -m bash ns.sh
 	assert_line "run 1"
 	assert_line "0"
-	assert_line --partial "'$CBEXEC_STATE-lock' is a symbolic link"
 	assert_line "status 1"
+	assert_line "closed run 125"
+	assert_line --partial "'$CBEXEC_STATE-lock' is a symbolic link"
+	assert_line "symlink status 1"
+	[ ! -e ran ]
 	cmp victim.orig victim
-	rm "$CBEXEC_STATE-lock"
-	run -0 json_field x failures
-	assert_output 2
+	# Unguarded, by the warning's word: nothing was recorded.
+	run -0 grep -c "cannot pin it for LMDB (No such file or directory); refusing to open it by name" <<<"$stderr"
+	assert_output 3
+	run -0 grep -c "running 'false' unguarded" <<<"$stderr"
+	assert_output 1
+}
+
+# full_pins_sh: the start of a script for `unshare -m`: /dev/shm and /tmp
+# of its own, tiny tmpfs whose inodes are all taken, as a member of the
+# group can do to the real ones.  The test's directory ($T, under /tmp)
+# stays reachable as $R, where the script then works.
+full_pins_sh='
+	mount --make-rprivate / || exit 99
+	R=$T
+	case $T in
+	/tmp/*) mount --bind /tmp /mnt || exit 97; R=/mnt${T#/tmp} ;;
+	esac
+	for d in /dev/shm /tmp; do
+		mount -t tmpfs -o nr_inodes=16,size=64k tmpfs "$d" || exit 99
+		i=0
+		while : 2>/dev/null >"$d/fill.$i"; do i=$((i + 1)); done
+		mkdir "$d/probe" 2>/dev/null && exit 98
+	done
+	export CBEXEC_STATE=$R/state.mdb CBEXEC_CONFIG=$R/cbexec.conf HOME=$R/home
+	cd "$R" || exit 96
+'
+
+@test "a state that cannot be pinned (/dev/shm and /tmp full) is never opened by name: on_store_error, and the lock file is never swapped for a victim" {
+	need_root
+	command -v unshare >/dev/null || skip "no unshare"
+	command -v python3 >/dev/null || skip "no python3"
+	[ -d /mnt ] || skip "no /mnt to keep the test's directory in sight"
+	run -0 cb run x -- true
+	head -c 8192 /dev/urandom >victim
+	cp victim victim.orig
+	ln -s victim lnk
+	cat >ns.sh <<EOS
+		$full_pins_sh
+		"\$CBEXEC" run x -- true; echo "run \$?"
+		"\$CBEXEC" status; echo "status \$?"
+		"\$CBEXEC" reset x; echo "reset \$?"
+		# The race of issue 18: the lock file and a symlink to a victim
+		# swapped in a loop, while root runs cbexec over and over.
+		python3 "$BATS_TEST_DIRNAME/fixtures/swap-loop.py" \
+		    "\$CBEXEC_STATE-lock" lnk 3 >swaps &
+		end=\$((SECONDS + 3))
+		while [ \$SECONDS -lt \$end ]; do
+			"\$CBEXEC" status >/dev/null 2>&1
+			"\$CBEXEC" run x -- true >/dev/null 2>&1
+		done
+		wait
+EOS
+	T=$T run -0 --separate-stderr unshare -m bash ns.sh
+	cmp victim.orig victim
+	assert_line "run 0"
+	assert_line "status 1"
+	assert_line "reset 1"
+	[ ! -L "$CBEXEC_STATE-lock" ]
+	run -0 grep -c "cannot pin it for LMDB (No space left on device); refusing to open it by name" <<<"$stderr"
+	assert_output 3
+	# Nothing recorded: the one call before.
+	run -0 json_field x calls
+	assert_output 1
+}
+
+@test "the lock file swapped with a symlink in a loop while cbexec runs: LMDB only ever gets the file checked" {
+	command -v python3 >/dev/null || skip "no python3"
+	run -0 cb run x -- true
+	head -c 8192 /dev/urandom >victim
+	cp victim victim.orig
+	ln -s "$T/victim" lnk
+	python3 "$BATS_TEST_DIRNAME/fixtures/swap-loop.py" \
+	    "$CBEXEC_STATE-lock" lnk 3 >swaps &
+	echo $! >swap.pid
+	local n=0 end=$((SECONDS + 3))
+	while [ $SECONDS -lt $end ]; do
+		"$CBEXEC" status >/dev/null 2>&1 && n=$((n + 1))
+		"$CBEXEC" run x -- true >/dev/null 2>&1
+	done
+	wait "$(cat swap.pid)"
+	cmp victim.orig victim
+	[ ! -L "$CBEXEC_STATE-lock" ]
+	run -0 cb status
+}
+
+@test "the pins are removed: none is left in /dev/shm after runs, refusals and failures" {
+	need_root
+	command -v unshare >/dev/null || skip "no unshare"
+	cat >ns.sh <<'EOS'
+		mount --make-rprivate / && mount -t tmpfs tmpfs /dev/shm || exit 99
+		"$CBEXEC" run x -- true
+		"$CBEXEC" run x -- false
+		"$CBEXEC" trip x
+		"$CBEXEC" run x -- true
+		"$CBEXEC" status >/dev/null
+		echo "not lmdb" >bad.mdb
+		CBEXEC_STATE=$PWD/bad.mdb "$CBEXEC" status
+		echo "pins $(ls -A /dev/shm | grep -c cbexec-open)"
+EOS
+	run -0 unshare -m bash ns.sh
+	assert_line "pins 0"
 }
 
 @test "a member of group cbexec whose process lacks the group is told its state splits, with the fix" {

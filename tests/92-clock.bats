@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 92-clock: the wall clock stepped a day either way around an open breaker
 # (SPEC section 2: persisted times are wall-clock; a clock stepped back
 # keeps an open breaker open for at most one cool-down from the moment an

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 93-load: bounded versions of the load and chaos drivers of tests/stress/
 # (full size: make stress).  Each driver checks its own invariants and
 # exits non-zero, printing what broke, when one fails.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 95-redis: the fleet store (SPEC section 9).  Every test starts its own
 # redis-server on 127.0.0.1 on a free port (no persistence, KEYS renamed
 # away so that a KEYS call would fail), stopped by its pid in teardown.
@@ -633,4 +634,24 @@ time.sleep(60)' "$ns" >"$T/dns.out" 3>&- &
 	run -0 --separate-stderr on b run job -o max_concurrent=1 -- true
 	assert_equal "$stderr" ''
 	[ "$(fleet job '[.state, .calls, .busy, .failures, (.running | length)] | map(tostring) | join(" ")')" = "closed 1 1 0 0" ]
+}
+
+@test "a Redis key under the prefix that is not a NAME is skipped, named escaped, exit 1" {
+	redis_start
+	config 'log = "none";'
+	export CBEXEC_STATE=$URL
+	run -0 cb_at -40d run good -- true
+	run -0 "${RCLI[@]}" COPY cbexec:good $'cbexec:\e[2J\e]0;pwned\a'
+	run -0 "${RCLI[@]}" COPY cbexec:good $'cbexec:\xff\xfe'
+	run -1 --separate-stderr cb status --names
+	assert_output good
+	assert_equal "$stderr" "cbexec: key '\\x1b[2J\\x1b]0;pwned\\x07' in state '$URL': not a breaker name; skipped
+cbexec: key '\\xff\\xfe' in state '$URL': not a breaker name; skipped"
+	run -1 --separate-stderr cb status --prometheus
+	printf '%s\n' "$output" >"$T/m.prom"
+	run -0 promtool check metrics <"$T/m.prom"
+	run -1 --separate-stderr cb gc --idle 1d
+	assert_output good
+	run -0 "${RCLI[@]}" EXISTS $'cbexec:\xff\xfe'
+	assert_output 1
 }

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 96-upgrade: a state file written by cbexec 0.1.0 (tests/fixtures, see its
 # README) is read by this version (SPEC 5): every breaker in it, with the
 # fields that persist, and run, trip and reset work on it.  The clock is

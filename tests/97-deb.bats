@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 97-deb: `make deb` (SPEC 10) in a scratch copy of the tree: lintian
 # finds no error or warning, the package holds every file it promises, its
 # maintainer scripts are sound, and it installs, shares one state between
@@ -213,6 +214,10 @@ in_root() {
 	echo "removed: $(getent group cbexec | cut -d: -f1) $(ls /var/lib/cbexec | paste -sd " ")"
 	dpkg -P cbexec >/dev/null 2>&1
 	echo "purged: $(getent group cbexec | wc -l) $(ls -d /var/lib/cbexec 2>/dev/null | wc -l)"
+	# The group kept its GID, so installing again finds it as it was.
+	dpkg -i /cbexec.deb >/dev/null 2>&1
+	[ "$(getent group cbexec | cut -d: -f3)" = "$gid" ] && kept=gid
+	echo "reinstalled: $(stat -c "%a %U %G" /var/lib/cbexec) ${kept:-}"
 	'
 	assert_equal "${lines[0]}" "before: 600 root root"
 	assert_line "dir: 3770 root cbexec"
@@ -230,5 +235,6 @@ in_root() {
 	assert_line "root sees: shared closed"
 	assert_line "svc2 rm: 1 svc1"
 	assert_line "removed: cbexec state.mdb state.mdb-lock"
-	assert_line "purged: 0 0"
+	assert_line "purged: 1 0"
+	assert_line "reinstalled: 3770 root cbexec gid"
 }

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # check-summary.sh: the bookkeeping of `make check`, so that a green check
 # means that the tests ran.  Each pass appends one line "PASSED FAILED
 # SKIPPED NAME" to a counts file; `total` sums them and fails unless
@@ -6,11 +7,15 @@
 #
 #   check-summary.sh bats NAME COUNTS CMD...   run CMD (bats --tap ...),
 #	echoing its TAP; the pass fails when CMD exits non-zero, when the
-#	results are fewer than the 1..N plan (or there is no plan), or when
-#	bats says "Executed N instead of expected M".
+#	results are fewer than the 1..N plan (or there is no plan), when
+#	the plan is 0 or below what `bats --count` finds in the same
+#	arguments, or when bats says "Executed N instead of expected M".
 #   check-summary.sh unit NAME COUNTS CMD...   run the unit binary; its
 #	"unit: N passed, M failed" line gives the counts, and its exit
 #	status must agree.
+#   check-summary.sh reports NAME COUNTS DIR   every file in DIR is a
+#	sanitizer report (ASan/UBSan log_path) and one failure, named by
+#	its first error line; the reports are echoed.
 #   check-summary.sh total COUNTS              the closing line.
 #
 # Every failure of a pass's own bookkeeping is counted as one failed test
@@ -27,12 +32,20 @@ die() {
 
 # bats NAME COUNTS CMD...
 pass_bats() {
-	local name=$1 counts=$2 tap rc
+	local name=$1 counts=$2 tap rc given=-1
 	shift 2
 	tap=$(mktemp) || die "mktemp failed"
+	# How many tests bats was given, counted apart from the run, so that
+	# a run that plans fewer (or none) cannot pass.
+	if [ "${1##*/}" = bats ]; then
+		given=$("$1" --count "${@:2}" 2>/dev/null)
+		case $given in
+		'' | *[!0-9]*) given=-2 ;;
+		esac
+	fi
 	"$@" | tee "$tap"
 	rc=${PIPESTATUS[0]}
-	awk -v name="$name" -v rc="$rc" '
+	awk -v name="$name" -v rc="$rc" -v given="$given" '
 		/^1\.\.[0-9]+/ && !planned { plan = substr($1, 4) + 0; planned = 1 }
 		/^ok .* # skip/ { s++; next }
 		/^ok / { p++; next }
@@ -45,8 +58,18 @@ pass_bats() {
 			if (!planned) {
 				failed[++f] = "no 1..N plan line"
 				printf "check: %s: %s\n", name, failed[f] > "/dev/stderr"
+			} else if (plan == 0) {
+				failed[++f] = "planned no tests (1..0)"
+				printf "check: %s: %s\n", name, failed[f] > "/dev/stderr"
 			} else if (ran < plan) {
 				failed[++f] = sprintf("%d of %d planned tests ran", ran, plan)
+				printf "check: %s: %s\n", name, failed[f] > "/dev/stderr"
+			}
+			if (given == -2) {
+				failed[++f] = "bats --count gave no number"
+				printf "check: %s: %s\n", name, failed[f] > "/dev/stderr"
+			} else if (planned && given > 0 && plan < given) {
+				failed[++f] = sprintf("planned %d of the %d tests given (bats --count)", plan, given)
 				printf "check: %s: %s\n", name, failed[f] > "/dev/stderr"
 			}
 			if (short != "") {
@@ -90,6 +113,23 @@ pass_unit() {
 	echo "$p $f 0 $name" >>"$counts"
 }
 
+# reports NAME COUNTS DIR
+pass_reports() {
+	local name=$1 counts=$2 dir=$3 f what n=0
+	[ -d "$dir" ] || die "no directory '$dir'"
+	for f in "$dir"/*; do
+		[ -f "$f" ] || continue
+		cat "$f"
+		what=$(grep -m 1 -E 'ERROR: |runtime error|SUMMARY: ' "$f") ||
+		    what=$(head -n 1 "$f")
+		what="${f##*/}: ${what:-empty report}"
+		echo "check: $name: $what" >&2
+		echo "# $name: $what" >>"$counts"
+		n=$((n + 1))
+	done
+	echo "0 $n 0 $name" >>"$counts"
+}
+
 # total COUNTS
 total() {
 	[ -r "$1" ] || die "cannot read '$1'"
@@ -108,13 +148,17 @@ total() {
 		}' "$1"
 }
 
-[ $# -ge 1 ] || die "usage: check-summary.sh bats|unit NAME COUNTS CMD... | total COUNTS"
+[ $# -ge 1 ] || die "usage: check-summary.sh bats|unit NAME COUNTS CMD... | reports NAME COUNTS DIR | total COUNTS"
 cmd=$1
 shift
 case $cmd in
 bats | unit)
 	[ $# -ge 3 ] || die "usage: check-summary.sh $cmd NAME COUNTS CMD..."
 	"pass_$cmd" "$@"
+	;;
+reports)
+	[ $# -eq 3 ] || die "usage: check-summary.sh reports NAME COUNTS DIR"
+	pass_reports "$@"
 	;;
 total)
 	[ $# -eq 1 ] || die "usage: check-summary.sh total COUNTS"

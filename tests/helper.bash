@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # helper.bash: what every cbexec bats file shares.  Each test runs the real
 # binary ("$CBEXEC") in a private temporary directory with its own state
 # file, its own (empty) config file and its own HOME, so tests never see
@@ -183,6 +184,19 @@ time_ms() {
 	json "$1" "$JQ_MS .$2 | ms"
 }
 
+# at_record NAME FIELD SECONDS: a faketime spec for cb_at, SECONDS (maybe
+# negative) after NAME's recorded FIELD (open_until, probes[0].lease_until
+# ...), in whole seconds rounded down.  A check just before a boundary
+# times itself from the record, not from the real now, which a loaded
+# machine moves on: SECONDS below the boundary stays below it, and 1 or
+# more past it stays past it.
+at_record() {
+	local ms
+	ms=$(time_ms "$1" "$2") || return 1
+	[[ $ms =~ ^[0-9]+$ ]] || return 1
+	echo "@$(date -d "@$((ms / 1000 + $3))" '+%F %T')"
+}
+
 # now_ms: the real wall clock in milliseconds.
 now_ms() {
 	echo $(($(date +%s%N) / 1000000))
@@ -257,4 +271,35 @@ bg_wait() {
 # bg_rc ID: a finished background job's exit status.
 bg_rc() {
 	cat "$BATS_TEST_TMPDIR/rc.$1"
+}
+
+# with_syslog CMD...: CMD in a mount namespace whose /dev holds only null
+# and a private syslog socket as log; what reaches it is appended to
+# $T/syslog.
+with_syslog() {
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	unshare -m sh -c '
+		mkdir -p "$T/dev" && rm -f "$T/dev/log" && : >>"$T/dev/null" &&
+		    mount --bind /dev/null "$T/dev/null" || exit 99
+		python3 -c "
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+with open(sys.argv[2], \"ab\", buffering=0) as f:
+    while True:
+        f.write(s.recv(4096) + b\"\\n\")
+" "$T/dev/log" "$T/syslog" &
+		i=0
+		while [ ! -S "$T/dev/log" ] && [ $i -lt 250 ]; do
+			sleep 0.02; i=$((i + 1))
+		done
+		mount --rbind "$T/dev" /dev || exit 99
+		rc=0; "$@" || rc=$?
+		# What was sent may still be queued: let it be written.
+		i=0
+		while [ ! -s "$T/syslog" ] && [ $i -lt 250 ]; do
+			sleep 0.02; i=$((i + 1))
+		done
+		kill $!
+		exit $rc' sh "$@"
 }

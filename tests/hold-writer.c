@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * hold-writer.c: a test tool.  `hold-writer PATH` opens the LMDB state
  * file at PATH, begins a write transaction, says "held" on stdout and keeps

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # memcheck.sh CBEXEC: the core paths (run, status, reset) under valgrind
 # memcheck: zero errors and zero definite or indirect leaks, or the case
 # fails.  Prints TAP-style "ok"/"not ok" lines and, last, "PASSED FAILED".

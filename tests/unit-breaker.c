@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * unit-breaker.c: unit tests of the breaker state machine of SPEC section
  * 2, walked with explicit times, random draws and liveness answers.
@@ -936,6 +937,80 @@ test_breaker_manual_trip(void)
 	CHECK_EQ(r.nslots, 0);
 	CHECK_EQ(r.cooldown_ms, 0);
 	CHECK_EQ(r.open_until_ms, T0 + 61000 + 60000);
+}
+
+/*
+ * A maintenance window (SPEC 1): a trip without --for never shortens a
+ * window already open; --for sets the end exactly; --on-open holds for the
+ * refusals of this manual window only.
+ */
+static void
+test_breaker_trip_window(void)
+{
+	struct cb_policy	p;
+	struct cb_record	r;
+	struct cb_ticket	t;
+	struct cb_env		env;
+
+	unit_policy_defaults(&p);
+	record_init(&r, T0);
+	env = env_at(T0);
+	breaker_trip(&r, &p, &env, 2 * HOUR, "window", "alice", NULL);
+	breaker_trip_on_open(&r, MANUAL_ON_OPEN_SKIP);
+	CHECK_EQ(r.manual_on_open, MANUAL_ON_OPEN_SKIP);
+	t = admit_at(&r, &p, T0 + SEC, 1);
+	CHECK_EQ(t.admitted, 0);
+	CHECK_EQ(t.manual_on_open, MANUAL_ON_OPEN_SKIP);
+
+	/* No --for: the 1m cool-down does not end the 2h window. */
+	env = env_at(T0 + MIN);
+	breaker_trip(&r, &p, &env, 0, "again", "bob", NULL);
+	CHECK_EQ(r.state, STATE_OPEN);
+	CHECK_EQ(r.open_until_ms, T0 + 2 * HOUR);
+	CHECK_EQ(r.manual_on_open, MANUAL_ON_OPEN_SKIP);
+	CHECK_EQ(admit_at(&r, &p, T0 + HOUR, 1).admitted, 0);
+	/* ... a later end is taken. */
+	r.open_until_ms = T0 + 2 * MIN;
+	breaker_trip(&r, &p, &env, 0, "again", "bob", NULL);
+	CHECK_EQ(r.open_until_ms, T0 + MIN + 60000);
+	/* --for sets the end exactly, shorter or not. */
+	breaker_trip(&r, &p, &env, 5 * SEC, "short", "bob", NULL);
+	CHECK_EQ(r.open_until_ms, T0 + MIN + 5 * SEC);
+	breaker_trip_on_open(&r, MANUAL_ON_OPEN_FAIL);
+	t = admit_at(&r, &p, T0 + MIN + SEC, 1);
+	CHECK_EQ(t.manual_on_open, MANUAL_ON_OPEN_FAIL);
+
+	/* Out of the window (half-open): the breaker's own on_open. */
+	t = admit_at(&r, &p, T0 + MIN + 5 * SEC, 1);
+	CHECK_EQ(t.admitted, 1);
+	CHECK_EQ(r.state, STATE_HALF_OPEN);
+	CHECK_EQ(r.manual_on_open, MANUAL_ON_OPEN_NONE);
+	t = admit_at(&r, &p, T0 + MIN + 6 * SEC, 2);
+	CHECK_EQ(t.admitted, 0);
+	CHECK_EQ(t.manual_on_open, MANUAL_ON_OPEN_NONE);
+
+	/* A later open by failures is not manual: its own on_open too. */
+	record_init(&r, T0);
+	env = env_at(T0);
+	breaker_trip(&r, &p, &env, HOUR, "window", "alice", NULL);
+	breaker_trip_on_open(&r, MANUAL_ON_OPEN_SKIP);
+	breaker_reset(&r, &p, &env, "done", "alice", NULL);
+	CHECK_EQ(r.manual_on_open, MANUAL_ON_OPEN_NONE);
+	open_by_failures(&r, &p, T0 + SEC);
+	t = admit_at(&r, &p, T0 + 2 * SEC, 1);
+	CHECK_EQ(t.admitted, 0);
+	CHECK_EQ(t.manual_on_open, MANUAL_ON_OPEN_NONE);
+	/* --on-open on a breaker that is not in a manual window: nothing. */
+	breaker_trip_on_open(&r, MANUAL_ON_OPEN_SKIP);
+	CHECK_EQ(r.manual_on_open, MANUAL_ON_OPEN_NONE);
+	/* A trip over an automatic open keeps its later end, not manual's
+	 * on_open (there was none). */
+	r.open_until_ms = T0 + HOUR;
+	env = env_at(T0 + 3 * SEC);
+	breaker_trip(&r, &p, &env, 0, "trip", "bob", NULL);
+	CHECK_EQ(r.open_until_ms, T0 + HOUR);
+	CHECK_EQ(r.manual, 1);
+	CHECK_EQ(r.manual_on_open, MANUAL_ON_OPEN_NONE);
 }
 
 static void
@@ -2139,7 +2214,7 @@ test_breaker_policy_snapshot(void)
 	CHECK_EQ(r.policy.set, 1);
 	CHECK_EQ(r.policy.trip_failures, 2);
 	CHECK_EQ(r.policy.preset, 3);
-	CHECK_EQ(breaker_policy(&r, &base, &out), 1);
+	CHECK_EQ(breaker_policy(&r, &base, &out), 2);
 	CHECK_EQ(out.trip_failures, 2);
 	CHECK_EQ(out.open_timeout_ms, 5 * MIN);
 	CHECK_EQ(out.max_open_timeout_ms, HOUR);
@@ -2157,6 +2232,89 @@ test_breaker_policy_snapshot(void)
 	t = admit_at(&r, &q, T0 + SEC, 1);
 	CHECK_EQ(t.admitted, 0);
 	CHECK_EQ(r.policy.trip_failures, 2);
+}
+
+/*
+ * Issue 18.7: the snapshot is whole.  Every number, class and mode of the
+ * policy a breaker ran under, options included, survives the record's
+ * encoding, and breaker_policy gives it back over any base: only the probe
+ * command (never kept: whether one was set is), retries and retry_delay
+ * are base's.  A version 3 snapshot (not full) keeps base's for the rest.
+ */
+static void
+test_breaker_policy_whole(void)
+{
+	static char *const	probe[] = { "pg_isready", NULL };
+	static char *const	other[] = { "true", NULL };
+	struct cb_policy	p, base, out;
+	struct cb_record	r, back;
+	struct cb_buf		b = { 0 };
+	struct cb_err		err;
+
+	unit_policy_defaults(&p);
+	p.trip_policy = TRIP_TIME;
+	p.trip_failures = 3;
+	p.trip_period_ms = 10 * MIN;
+	p.trip_window = 50;
+	p.trip_min_calls = 7;
+	p.trip_failure_rate = 0.25;
+	p.open_timeout_ms = 4 * MIN;
+	p.max_open_timeout_ms = 2 * HOUR;
+	p.backoff = 1.5;
+	p.jitter = 0.3;
+	p.half_open_max_calls = 2;
+	p.probe_lease_ms = 20 * MIN;
+	p.probe = probe;
+	p.probe_timeout_ms = 30 * SEC;
+	p.timeout_ms = 20 * SEC;
+	p.kill_after_ms = 3 * SEC;
+	p.slow_call_ms = 15 * SEC;
+	memset(&p.failure_codes, 0, sizeof p.failure_codes);
+	memset(&p.success_codes, 0, sizeof p.success_codes);
+	memset(&p.ignore_codes, 0, sizeof p.ignore_codes);
+	codeset_add(&p.failure_codes, 1);
+	codeset_add(&p.failure_codes, 2);
+	codeset_add(&p.success_codes, 0);
+	codeset_add(&p.success_codes, 6);
+	codeset_add(&p.ignore_codes, 99);
+	p.timeout_is = VERDICT_IGNORE;
+	p.signal_is = VERDICT_SUCCESS;
+	p.on_open = ON_OPEN_SKIP;
+	p.open_exit_code = 76;
+	p.max_concurrent = 2;
+	p.on_busy = ON_OPEN_SKIP;
+	p.preset = 1;
+	record_init(&r, T0);
+	call_at(&r, &p, T0, OUTCOME_SUCCESS);
+	CHECK_EQ(r.policy.full, 1);
+	CHECK_EQ(r.policy.probe_set, 1);
+	record_encode(&r, &b);
+	CHECK_EQ(unit_decode_copy(b.data, b.len, &back, &err), RECORD_OK);
+	buf_free(&b);
+
+	unit_policy_defaults(&base);
+	base.probe = other;
+	base.retries = 3;
+	base.retry_delay_ms = 2 * SEC;
+	CHECK_EQ(breaker_policy(&back, &base, &out), 2);
+	CHECK(out.probe == other);
+	CHECK_EQ(out.retries, 3);
+	CHECK_EQ(out.retry_delay_ms, 2 * SEC);
+	out.probe = p.probe;
+	out.retries = p.retries;
+	out.retry_delay_ms = p.retry_delay_ms;
+	CHECK(memcmp(&out, &p, sizeof out) == 0);
+	CHECK_EQ(out.open_exit_code, 76);
+	CHECK_EQ(out.on_busy, ON_OPEN_SKIP);
+	CHECK(codeset_has(&out.success_codes, 6));
+
+	/* A version 3 snapshot: the rest is base's. */
+	back.policy.full = 0;
+	CHECK_EQ(breaker_policy(&back, &base, &out), 1);
+	CHECK_EQ(out.trip_failures, 3);
+	CHECK_EQ(out.open_exit_code, 75);
+	CHECK_EQ(out.on_open, ON_OPEN_FAIL);
+	CHECK_EQ(out.kill_after_ms, base.kill_after_ms);
 }
 
 /* Issue 11.8: manual is set by trip and reset, cleared by any other
@@ -2303,10 +2461,106 @@ test_breaker_cooldown_from_start(void)
 	}
 }
 
+/* Issue 18.8, SPEC 2b: a slot reclaimed because its lease passed that
+ * names a job's group is listed for the caller to kill; one reclaimed
+ * because its holder died, or with no group, is not. */
+static void
+test_breaker_reaped(void)
+{
+	struct cb_policy	p;
+	struct cb_record	r;
+	struct cb_ticket	t;
+	struct cb_env		env;
+	struct cb_effects	fx;
+	struct oracle		o = { HOLDER_ALIVE, 0, 0 };
+	struct cb_slot		self;
+	unsigned		i;
+
+	unit_policy_defaults(&p);
+	p.max_concurrent = 1;
+	record_init(&r, T0);
+	env = env_at(T0);
+	self = holder(1, T0 + HOUR);
+	self.pgid = 4321;
+	memset(&fx, 0, sizeof fx);
+	breaker_admit(&r, &p, &env, &self, &t, &fx);
+	CHECK_EQ(t.running, 1);
+	CHECK_EQ(r.running[0].pgid, 4321);
+
+	/* The job's group lives (the oracle says so): held, busy. */
+	env = env_at(T0 + HOUR - 1);
+	env.alive = oracle_alive;
+	env.alive_ctx = &o;
+	t = admit_env(&r, &p, &env, 2, &fx);
+	CHECK_EQ(t.busy, 1);
+	CHECK_EQ(fx.nreaped, 0);
+
+	/* Its lease passed: reclaimed, listed with its group. */
+	env.now_ms = T0 + HOUR;
+	t = admit_env(&r, &p, &env, 3, &fx);
+	CHECK_EQ(t.admitted, 1);
+	CHECK_EQ(fx.nreaped, 1);
+	CHECK_EQ(fx.reaped[0].pgid, 4321);
+	CHECK_EQ(fx.reaped[0].token, 1);
+	CHECK_EQ(r.nrunning, 1);
+	CHECK_EQ(r.running[0].token, 3);
+
+	/* Its holder and group gone before its lease: not listed. */
+	r.running[0].pgid = 99;
+	o.answer = HOLDER_DEAD;
+	env.now_ms = T0 + HOUR + 1;
+	t = admit_env(&r, &p, &env, 4, &fx);
+	CHECK_EQ(t.admitted, 1);
+	CHECK_EQ(fx.nreaped, 0);
+
+	/* No group, lease passed: not listed. */
+	env.now_ms = T0 + 3 * HOUR;
+	t = admit_env(&r, &p, &env, 5, &fx);
+	CHECK_EQ(t.admitted, 1);
+	CHECK_EQ(fx.nreaped, 0);
+
+	/* More than fit: the rest are kept for a later step. */
+	p.max_concurrent = BREAKER_MAX_REAPED + 2;
+	record_init(&r, T0);
+	env = env_at(T0);
+	for (i = 0; i < BREAKER_MAX_REAPED + 2; i++) {
+		self = holder(10 + i, T0 + HOUR);
+		self.pgid = (int32_t)(100 + i);
+		breaker_admit(&r, &p, &env, &self, &t, &fx);
+	}
+	CHECK_EQ(r.nrunning, BREAKER_MAX_REAPED + 2);
+	env = env_at(T0 + 2 * HOUR);
+	t = admit_env(&r, &p, &env, 50, &fx);
+	CHECK_EQ(t.admitted, 1);
+	CHECK_EQ(fx.nreaped, BREAKER_MAX_REAPED);
+	CHECK_EQ(r.nrunning, 3);
+	t = admit_env(&r, &p, &env, 51, &fx);
+	CHECK_EQ(t.admitted, 1);
+	CHECK_EQ(fx.nreaped, 2);
+	CHECK_EQ(fx.reaped[1].pgid, 100 + BREAKER_MAX_REAPED + 1);
+
+	/* A probe slot's too, as the breaker re-opens. */
+	unit_policy_defaults(&p);
+	record_init(&r, T0);
+	open_by_failures(&r, &p, T0);
+	env = env_at(T0 + 60000);
+	self = holder(7, T0 + 60000 + MIN);
+	self.pgid = 777;
+	breaker_admit(&r, &p, &env, &self, &t, &fx);
+	CHECK_EQ(t.probe, 1);
+	env = env_at(T0 + 60000 + MIN);
+	t = admit_env(&r, &p, &env, 8, &fx);
+	CHECK_EQ(t.admitted, 0);
+	CHECK_EQ(r.state, STATE_OPEN);
+	CHECK_EQ(fx.nreaped, 1);
+	CHECK_EQ(fx.reaped[0].pgid, 777);
+}
+
 void
 test_breaker(void)
 {
 	test_breaker_cooldown_from_start();
+	test_breaker_reaped();
 	test_breaker_verdict_after_success();
 	test_breaker_late_release();
 	test_breaker_lease_clock_back();
@@ -2316,6 +2570,7 @@ test_breaker(void)
 	test_breaker_bulkhead();
 	test_breaker_refusals_counted();
 	test_breaker_policy_snapshot();
+	test_breaker_policy_whole();
 	test_breaker_manual();
 	test_breaker_duration_bounded();
 	test_breaker_probe_recorded_twice();
@@ -2338,6 +2593,7 @@ test_breaker(void)
 	test_breaker_clock_forwards();
 	test_breaker_jitter();
 	test_breaker_manual_trip();
+	test_breaker_trip_window();
 	test_breaker_manual_reset();
 	test_breaker_rate_policy();
 	test_breaker_time_policy();

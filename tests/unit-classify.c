@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * unit-classify.c: unit tests of the classification of a finished run
  * (SPEC section 2, "Outcome of one run").

@@ -1,7 +1,9 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * unit-out.c: the output writers of src/out.c (numbers, RFC 3339 against
  * gmtime_r, JSON strings with their UTF-8 check, the JSON writer's commas,
- * and the 64 kB buffer's boundary), written to a memory stream.
+ * and the 64 kB buffer's boundary), written to a memory stream; and
+ * the escaper of text from the state (esc.c).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -9,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../src/esc.h"
 #include "../src/out.h"
 #include "unit.h"
 
@@ -135,10 +138,15 @@ test_json_string(void)
 	CHECK_STR(JSON("a\"b\\c\n\t\x01\x7f"),
 	    "\"a\\\"b\\\\c\\n\\t\\u0001\\u007f\"");
 	/* Valid UTF-8, 2, 3 and 4 bytes and the edges, as it is. */
-	CHECK_STR(JSON("\xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x98\x80 \xc2\x80 "
+	CHECK_STR(JSON("\xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x98\x80 \xc2\xa0 "
 	    "\xed\x9f\xbf \xee\x80\x80 \xf4\x8f\xbf\xbf"),
-	    "\"\xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x98\x80 \xc2\x80 \xed\x9f\xbf "
+	    "\"\xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x98\x80 \xc2\xa0 \xed\x9f\xbf "
 	    "\xee\x80\x80 \xf4\x8f\xbf\xbf\"");
+	/* C1 controls, UTF-8 encoded, as \u00XX (a CSI would reach a
+	 * terminal that shows the JSON); raw, they are not UTF-8. */
+	CHECK_STR(JSON("a\xc2\x9b" "2Jb\xc2\x80\xc2\x9f"),
+	    "\"a\\u009b2Jb\\u0080\\u009f\"");
+	CHECK_STR(JSON("\x9b"), "\"\\ufffd\"");
 	/* Not UTF-8: each byte that starts no valid sequence is U+FFFD. */
 	CHECK_STR(JSON("\xff"), "\"\\ufffd\"");
 	CHECK_STR(JSON("a\xc0\xafz"), "\"a\\ufffd\\ufffdz\"");	/* overlong */
@@ -223,9 +231,57 @@ test_json_writer(void)
 	free(want);
 }
 
+/* The one escaper of text from the state (src/esc.c). */
+static void
+test_esc(void)
+{
+	char	b[16];
+
+	CHECK_STR(esc("api.v2:x@h/y+z_-"), "api.v2:x@h/y+z_-");
+	CHECK_STR(esc(NULL), "");
+	/* C0, DEL: the title-setting sequence of the issue. */
+	CHECK_STR(esc("\x1b[2J\x1b]0;pwned\x07"),
+	    "\\x1b[2J\\x1b]0;pwned\\x07");
+	CHECK_STR(esc("a\nb\tc\x7f"), "a\\x0ab\\x09c\\x7f");
+	/* C1: raw (not UTF-8) and UTF-8 encoded, both bytes. */
+	CHECK_STR(esc("\x9b" "1m"), "\\x9b1m");
+	CHECK_STR(esc("\xc2\x9b" "1m\xc2\x80\xc2\x9f"),
+	    "\\xc2\\x9b1m\\xc2\\x80\\xc2\\x9f");
+	/* Valid UTF-8 above U+009F as it is (U+00A0, é, ✓, 😀). */
+	CHECK_STR(esc("\xc2\xa0\xc3\xa9\xe2\x9c\x93\xf0\x9f\x98\x80"),
+	    "\xc2\xa0\xc3\xa9\xe2\x9c\x93\xf0\x9f\x98\x80");
+	/* Invalid UTF-8: each byte. */
+	CHECK_STR(esc("\xff\xfe"), "\\xff\\xfe");
+	CHECK_STR(esc("\xc0\xaf"), "\\xc0\\xaf");		/* overlong */
+	CHECK_STR(esc("\xed\xa0\x80"), "\\xed\\xa0\\x80");	/* surrogate */
+	CHECK_STR(esc("\xe2\x9c" "a"), "\\xe2\\x9ca");	/* cut short */
+	/* NUL bytes inside the length. */
+	CHECK_STR(esc_n("a\0b", 3), "a\\x00b");
+	CHECK_EQ(esc_len("a\0b\xc3\xa9\xc2\x9b", 7), 1 + 4 + 1 + 2 + 8);
+	/* Cut between units, marked. */
+	CHECK_STR(esc_mem(b, sizeof b, "abcdefghijklmnop", 16),
+	    "abcdefghijkl...");
+	CHECK_STR(esc_mem(b, sizeof b, "abcdefghijklmno", 15),
+	    "abcdefghijklmno");
+	CHECK_STR(esc_mem(b, sizeof b, "abcdefghij\x1b" "z\x01", 13),
+	    "abcdefghij...");
+	CHECK_STR(esc_mem(b, 3, "\x1b", 1), "");
+	/* The slots: four results live at once. */
+	{
+		const char	*p1 = esc("1"), *p2 = esc("2"), *p3 = esc("3"),
+				*p4 = esc("\x01");
+
+		CHECK_STR(p1, "1");
+		CHECK_STR(p2, "2");
+		CHECK_STR(p3, "3");
+		CHECK_STR(p4, "\\x01");
+	}
+}
+
 void
 test_out(void)
 {
+	test_esc();
 	test_numbers();
 	test_rfc3339();
 	test_json_string();

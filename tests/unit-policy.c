@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * unit-policy.c: the policy module's parsers, formatters, key validation,
  * layering and exit code class resolution, table by table.
@@ -929,8 +930,8 @@ test_argv_key(void)
 	CHECK_EQ(set_cli(&b, PK_PROBE, "none", &err), 0);
 	CHECK(b.p.probe == NULL);
 	CHECK_EQ(set_cli(&b, PK_PROBE, "curl -fsS x", &err), -1);
-	CHECK(strstr(err.msg, "probe: an argv list is set in the config file "
-	    "only") == err.msg);
+	CHECK(strstr(err.msg, "probe: -o probe= takes a list in the config "
+	    "file's syntax") == err.msg);
 	CHECK_EQ(set_file(&b, PK_PROBE, PV_STRING, 0, 0, "curl x",
 	    LAYER_ENTRY, "f:2", &err), -1);
 	CHECK(strstr(err.msg, "not the string 'curl x'") != NULL);
@@ -1021,6 +1022,59 @@ test_finish(void)
 	}
 }
 
+/*
+ * The policy a breaker last ran under, as the base of a broken config's
+ * calls (SPEC section 4): every key from it, the command line over it, its
+ * classes kept unless a class or preset laid over names the codes.
+ */
+static void
+test_init_from(void)
+{
+	struct policy_builder	b;
+	struct cb_policy	last, p;
+	struct cb_err		err;
+
+	policy_init(&b);
+	CHECK_EQ(set_cli(&b, PK_TIMEOUT, "20s", &err), 0);
+	CHECK_EQ(set_cli(&b, PK_TRIP_FAILURES, "2", &err), 0);
+	CHECK_EQ(set_cli(&b, PK_SUCCESS_CODES, "0,3", &err), 0);
+	CHECK_EQ(set_cli(&b, PK_OPEN_EXIT_CODE, "76", &err), 0);
+	CHECK_EQ(policy_finish(&b, &last, &err), 0);
+	CHECK(codeset_has(&last.success_codes, 3));
+
+	policy_init_from(&b, &last, "last run");
+	CHECK_STR(b.origin[PK_TIMEOUT], "last run");
+	CHECK_EQ(set_cli(&b, PK_MAX_CONCURRENT, "1", &err), 0);
+	CHECK_EQ(set_cli(&b, PK_FAILURE_CODES, "3,7", &err), 0);
+	CHECK_EQ(policy_finish(&b, &p, &err), 0);
+	CHECK_EQ(p.timeout_ms, 20000);
+	CHECK_EQ(p.trip_failures, 2);
+	CHECK_EQ(p.open_exit_code, 76);
+	CHECK_EQ(p.max_concurrent, 1);
+	CHECK_STR(b.origin[PK_MAX_CONCURRENT], "command line");
+	CHECK(p.probe == NULL);
+	/* The command line's class takes 3 from the kept success class. */
+	CHECK(codeset_has(&p.failure_codes, 3));
+	CHECK(codeset_has(&p.failure_codes, 7));
+	CHECK(!codeset_has(&p.failure_codes, 1));
+	CHECK(!codeset_has(&p.success_codes, 3));
+	CHECK(codeset_has(&p.success_codes, 0));
+
+	/* Kept as they were when nothing is laid over. */
+	policy_init_from(&b, &last, "last run");
+	CHECK_EQ(policy_finish(&b, &p, &err), 0);
+	CHECK(codeset_has(&p.success_codes, 3));
+	CHECK(!codeset_has(&p.failure_codes, 3));
+	CHECK(codeset_has(&p.failure_codes, 1));
+	/* A preset laid over replaces them. */
+	policy_init_from(&b, &last, "last run");
+	CHECK_EQ(set_cli(&b, PK_PRESET, "curl", &err), 0);
+	CHECK_EQ(policy_finish(&b, &p, &err), 0);
+	CHECK(codeset_has(&p.failure_codes, 7));
+	CHECK(!codeset_has(&p.failure_codes, 22));
+	CHECK(!codeset_has(&p.success_codes, 3));
+}
+
 void
 test_policy(void)
 {
@@ -1038,4 +1092,5 @@ test_policy(void)
 	test_classes();
 	test_finish();
 	test_argv_key();
+	test_init_from();
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * unit-redis-url.c: the Redis state's URL parser (redis-url.c), which
  * reads the state setting and -s, and never repeats a password.

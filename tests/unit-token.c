@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * unit-token.c: the acquire/release token (token.c): a golden vector,
  * round trips at the bounds, and one table row per class of malformed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * unit.c: runs the C unit tests of the pure modules.  The binary links
  * without -llmdb and -lconfig: if I/O creeps into the core, it stops
@@ -47,6 +48,7 @@ main(void)
 {
 	test_policy();
 	test_record();
+	test_record4();
 	test_breaker();
 	test_classify();
 	test_token();

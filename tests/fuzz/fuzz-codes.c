@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fuzz-codes.c: libFuzzer harness for units.c's parse_codes
  * ("6,7,28,50-59").  An accepted list holds codes 0 to 255 only, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fuzz-config.c: libFuzzer harness for the config file, from text to the
  * effective policy.  The input is written to a private file and loaded

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fuzz-duration.c: libFuzzer harness for units.c's parse_duration, which
  * reads both the config file and the command line.  An accepted duration

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fuzz-name.c: libFuzzer harness for name_valid, checked against a second,
  * deliberately naive statement of SPEC section 1's rule.

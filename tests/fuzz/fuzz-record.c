@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fuzz-record.c: libFuzzer harness for record_decode, the one parser that
  * reads bytes another process (or a disk error) wrote.  A record that

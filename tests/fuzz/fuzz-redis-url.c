@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fuzz-redis-url.c: libFuzzer harness for redis_url_parse: any bytes
  * either parse into a host (port 1 to 65535) or an absolute socket path,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fuzz-token.c: libFuzzer harness for token_decode, on bytes as they would
  * come from release's command line.  A token that decodes must encode back

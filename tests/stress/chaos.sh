@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # chaos.sh CBEXEC WORKERS RUNS: WORKERS workers make RUNS guarded runs in
 # all on three breakers that trip and probe often, and SIGKILL cbexec (a
 # third of the runs) or its child (a sixth) at a random moment: during

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # child.sh ERRFILE DIR CODE SLEEP NAME: the command the load driver runs.  When
 # cbexec admitted it as a half-open probe (its -v line "admitted (probe,
 # epoch N)" is already in ERRFILE, cbexec's stderr), it counts itself among

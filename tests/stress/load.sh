@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # load.sh CBEXEC PROCS RUNS BREAKERS: PROCS concurrent workers each make
 # RUNS guarded runs with mixed outcomes (success, failure, ignored) spread
 # over BREAKERS breakers whose policy trips and probes often.  Every run

@@ -1,0 +1,208 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
+# 87-holders: who holds a run or probe slot, and when it frees (SPEC 2,
+# Probe leases; 2b, The job holds the slot; issue 18 items 8, 9, 11, 17).
+# A SIGKILLed cbexec's job holds its slot while its process group has a
+# member, and past the lease the next call kills that group; a slot from
+# another boot of a local state file frees at once, one from another PID
+# namespace (a container) only at its lease; a pid that exists with
+# another start time is dead, whoever owns it.  status judges all this
+# itself, with no call before it.
+
+load helper
+
+# v4: this cbexec writes record format 4, which keeps a slot's PID
+# namespace and its job's process group.
+v4() {
+	CBEXEC_STATE=$T/v4.mdb "$CBEXEC" run v4 -- true &&
+	    mdb_dump -n "$T/v4.mdb" | grep -q '^ 4342524b0[4-9]00'
+}
+
+need_v4() {
+	v4 || skip "this build does not write record format 4 yet"
+}
+
+need_root() {
+	[ "$(id -u)" = 0 ] || skip "needs root (unshare, setpriv)"
+}
+
+# group_alive PGID: process group PGID has a member that is no zombie.
+group_alive() {
+	ps -e -o pgid=,stat= |
+	    awk -v g="$1" '$1 == g && $2 !~ /^Z/ { f = 1 } END { exit !f }'
+}
+
+# orphan NAME [RUN-OPTIONS...]: a run of NAME in the background whose job
+# leaves a sleep behind in its group; then SIGKILL that cbexec (as the OOM
+# killer would).  The sleep's pid goes to orphan.pid, the job's group to
+# GROUP.  PDEATHSIG ends the job's shell, not the sleep.
+orphan() {
+	local name=$1 holder
+	shift
+	"$CBEXEC" run "$name" "$@" -- sh -c \
+	    'sleep 300 & echo $! >"$0/orphan.pid"; echo $$ >"$0/group"; wait' \
+	    "$T" 3>&- &
+	holder=$!
+	echo "$holder" >"$T/holder.pid"
+	wait_for test -s "$T/orphan.pid"
+	kill -9 "$holder"
+	wait "$holder" 2>/dev/null || true
+	GROUP=$(cat "$T/group")
+	gone "$GROUP"
+	alive "$(cat "$T/orphan.pid")"
+}
+
+# prom_running NAME: cbexec_running of NAME in the Prometheus export.
+prom_running() {
+	"$CBEXEC" status --prometheus >"$T/m.prom" || return 1
+	sed -n "s/^cbexec_running{name=\"$1\"} //p" "$T/m.prom"
+}
+
+# patch_record NAME AWK-SUB: rewrite NAME's value in the state file with
+# AWK-SUB on its hex dump line (as 90-faults does), via mdb_dump/mdb_load.
+patch_record() {
+	local hexname
+	hexname=$(printf '%s' "$1" | od -An -tx1 | tr -d ' \n')
+	mdb_dump -n "$CBEXEC_STATE" >dump
+	awk -v k=" $hexname" "prev == k { $2 } { print; prev = \$0 }" dump >dump.new
+	run -1 cmp -s dump dump.new
+	rm -f "$CBEXEC_STATE" "$CBEXEC_STATE-lock"
+	mdb_load -n -f dump.new "$CBEXEC_STATE"
+}
+
+@test "a SIGKILLed cbexec's job holds its slot while its group lives; past the lease the next call kills the group" {
+	need_v4
+	config 'defaults = { max_concurrent = 1; };'
+	orphan j -t 1s -k 1s
+	run -75 cb run j -- touch ran
+	assert_output --partial 'busy, 1 of 1 running'
+	[ ! -e ran ]
+	assert_equal "$(json j '.running | length')" 1
+	assert_equal "$(prom_running j)" 1
+	# Within the lease (1s + 1s + 5s) the group is never signalled.
+	alive "$(cat orphan.pid)"
+	run -0 cb_at +1m run j -- touch ran
+	assert_output "cbexec: j: killed process group $GROUP of pid $(cat holder.pid), which outlived its lease"
+	[ -e ran ]
+	gone "$(cat orphan.pid)"
+	assert_equal "$(json j '[.calls, .busy, .failures, (.running | length)] | map(tostring) | join(" ")')" \
+	    '1 1 0 0'
+}
+
+@test "a lease that passes while cbexec still guards its job frees the slot but kills nothing" {
+	config 'defaults = { max_concurrent = 1; probe_lease = "2s"; };'
+	# No timeout: the lease is probe_lease, shorter than this job.
+	"$CBEXEC" run j -- sh -c \
+	    'echo $$ >"$0/job.pid"; while [ ! -e "$0/release" ]; do sleep 0.02; done' \
+	    "$T" 3>&- &
+	echo "$!" >holder.pid
+	wait_for test -s job.pid
+	run -75 cb run j -- true
+	run -0 cb_at +1m run j -- true
+	refute_output --partial killed
+	alive "$(cat job.pid)"
+	alive "$(cat holder.pid)"
+	touch release
+	wait "$(cat holder.pid)"
+}
+
+@test "status and the metrics drop a SIGKILLed holder once its job's group is gone, with no call between" {
+	config 'defaults = { max_concurrent = 1; };'
+	orphan j
+	if v4; then
+		# The job's group holds the slot (SPEC 2b).
+		assert_equal "$(json j '.running | length')" 1
+		assert_equal "$(prom_running j)" 1
+	fi
+	kill -9 "$(cat orphan.pid)"
+	gone "$(cat orphan.pid)"
+	assert_equal "$(json j '.running | length')" 0
+	assert_equal "$(prom_running j)" 0
+	run -0 cb status j
+	refute_output --partial 'running:'
+}
+
+@test "a slot holder of another boot is freed at once on a local state file, though its pid lives" {
+	config 'defaults = { max_concurrent = 1; };'
+	sleep 300 3>&- &
+	echo "$!" >live.pid
+	run -0 cb acquire x --pid "$(cat live.pid)"
+	run -75 cb run x -- true
+	local boot other
+	boot=$(tr -d -- '-\n' </proc/sys/kernel/random/boot_id)
+	other=$(printf '%s' "$boot" | tr 0-9a-f 1-9a-f0)
+	patch_record x "gsub(/$boot/, \"$other\")"
+	run -0 --separate-stderr cb run x -- touch ran
+	assert_equal "$stderr" ''
+	[ -e ran ]
+	assert_equal "$(json x '[.busy, .failures, (.running | length)] | map(tostring) | join(" ")')" \
+	    '1 0 0'
+}
+
+@test "a pid that exists with another start time is dead, also when another user owns it" {
+	need_root
+	id nobody >/dev/null 2>&1 || skip "no user nobody"
+	local dir
+	dir=$(mktemp -d /tmp/cbexec-holders.XXXXXX)
+	echo "$dir" >nobody.dir
+	chmod 0755 "$dir"
+	echo 'defaults = { max_concurrent = 1; };' >"$dir/c.conf"
+	chmod 0644 "$dir/c.conf"
+	chown nobody "$dir"
+	# In a PID namespace of our own the pids are ours to hand out: user
+	# nobody's holder dies and its pid goes to a process of root's.
+	run -0 unshare -p -f --mount-proc env D="$dir" CB="$CBEXEC" sh -c '
+		as() { setpriv --reuid nobody --regid nogroup --clear-groups \
+		    env CBEXEC_STATE="$D/state.mdb" CBEXEC_CONFIG="$D/c.conf" \
+		    HOME="$D" "$@"; }
+		as sleep 300 &
+		p=$!
+		as "$CB" acquire x --pid "$p" >/dev/null ||
+		    exit 10
+		as "$CB" run x -- true 2>/dev/null
+		[ $? = 75 ] || exit 11
+		{ kill -9 "$p"; wait "$p"; } 2>/dev/null
+		sleep 0.05	# another start time, in clock ticks
+		echo $((p - 1)) >/proc/sys/kernel/ns_last_pid
+		sleep 300 &
+		[ $! = "$p" ] || exit 12
+		as "$CB" run x -- true || exit 13
+		kill -9 $!
+		echo ok'
+	assert_output ok
+	rm -rf "$dir"
+}
+
+@test "a slot taken in another PID namespace is held until its lease, both ways" {
+	need_v4
+	need_root
+	config 'defaults = { max_concurrent = 1; };'
+	# A host run holds: a run in a container (its own PID namespace, its
+	# own /proc) sees a pid it cannot judge.
+	"$CBEXEC" run x -- sh -c \
+	    'echo $$ >"$0/job.pid"; while [ ! -e "$0/release" ]; do sleep 0.02; done' \
+	    "$T" 3>&- &
+	echo "$!" >holder.pid
+	wait_for test -s job.pid
+	run -75 unshare -p -f --mount-proc "$CBEXEC" run x -- touch ran
+	assert_output --partial 'busy, 1 of 1 running'
+	[ ! -e ran ]
+	touch release
+	wait "$(cat holder.pid)"
+	rm -f release job.pid
+	# A container run holds (cbexec is pid 1 there): pid 1 here is init.
+	unshare -p -f --mount-proc "$CBEXEC" run x -- sh -c \
+	    'echo $$ >"$0/job.pid"; while [ ! -e "$0/release" ]; do sleep 0.02; done' \
+	    "$T" 3>&- &
+	echo "$!" >holder.pid
+	wait_for test -s job.pid
+	run -75 cb run x -- touch ran
+	assert_output --partial 'busy, 1 of 1 running (pid 1 since'
+	[ ! -e ran ]
+	# Its lease passed, it frees; nothing of another namespace is killed.
+	run -0 cb_at +2h run x -- touch ran
+	refute_output --partial killed
+	[ -e ran ]
+	touch release
+	wait "$(cat holder.pid)"
+}

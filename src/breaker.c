@@ -555,6 +555,14 @@ count_run(struct cb_record *r, const struct cb_env *env,
 	r->calls++;
 	if (run->timed_out)
 		r->timeouts++;
+	/* The work got done, whatever the breaker makes of it (stale, a
+	 * late probe): what "no success for a day" asks. */
+	if (run->outcome == OUTCOME_SUCCESS)
+		r->last_success_ms = env->now_ms;
+	if (run->by != NULL)
+		r->last_run_by = *run->by;
+	else
+		memset(&r->last_run_by, 0, sizeof r->last_run_by);
 }
 
 /* A success in the closed or half-open state. */

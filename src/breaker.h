@@ -125,6 +125,8 @@ struct cb_run {
 	int64_t		start_ms;
 	int		probe_command;	/* the run of a `probe` command
 					 * (SPEC 2c): marked so */
+	/* Who ran it (SPEC 7), kept as last_run_by; NULL: unknown. */
+	const struct cb_runby *by;
 };
 
 /*

@@ -81,6 +81,8 @@ cmd_release_exec(struct cb_ctx *ctx, struct cmd_args *a)
 	    st.run.duration_ms > p.slow_call_ms)
 		st.run.outcome = OUTCOME_FAILURE;
 
+	ctx->run_by_wanted = 1;		/* user and host: no command */
+	(void)cmd_run_by(ctx);
 	if ((store = cmd_store(ctx, 0, &err)) == NULL ||
 	    store_update(store, tok.name, cmd_record_cb, &st, &err) == -1) {
 		cmd_warnx("%s", err.msg);

@@ -429,6 +429,7 @@ again:
 		return 0;
 
 	st->c.env.now_ms = clock_wall_ms();
+	(void)cmd_run_by(ctx);
 	if (store_update(store, st->c.name, cmd_record_cb, st, &err) == -1) {
 		cmd_warnx("warning: %s; outcome of '%s' not recorded",
 		    err.msg, so->argv[0]);
@@ -565,6 +566,8 @@ run_guarded(struct cb_ctx *ctx, const char *name, char **argv,
 
 	memset(&so, 0, sizeof so);
 	so.argv = argv;
+	ctx->run_by_wanted = 1;		/* last_run_by (SPEC 7) */
+	ctx->run_argv0 = argv[0];
 	so.timeout_ms = p.timeout_ms;
 	so.kill_after_ms = p.kill_after_ms;
 	so.foreground = ro->foreground;

@@ -74,6 +74,14 @@ struct cb_ctx {
 	 * while it blocks signals itself (run; see spawn_block). */
 	int			 have_mask;
 	sigset_t		 mask;
+	/* Who makes this invocation's runs (SPEC 7), for the record and the
+	 * transition log lines: run, acquire and release set run_by_wanted
+	 * (run also run_argv0, the command's argv[0]); cmd_run_by fills
+	 * run_by at its first use, so that a refusal pays nothing for it. */
+	int			 run_by_wanted;
+	int			 run_by_done;
+	const char		*run_argv0;
+	struct cb_runby		 run_by;
 };
 
 /*
@@ -156,7 +164,9 @@ int		 cmd_has(const struct cmd_args *, int key);
 /* "usage: cbexec NAME USAGE\nHELP" on stdout, as --help prints it. */
 int	cmd_help(const struct cmd_entry *);
 
-/* "cbexec: " + message + "\n" on stderr; cmd_warn appends strerror(errno). */
+/* "cbexec: " + message + "\n" on stderr; cmd_warn appends strerror(errno).
+ * The message is escaped whole (esc.h): no byte it quotes reaches the
+ * terminal as control. */
 void	cmd_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	cmd_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
 /* Print "usage: cbexec NAME USAGE" and return EXIT_USAGE (or
@@ -281,6 +291,11 @@ void	cmd_format_wait(int64_t, char *, size_t);
 
 /* Who is acting, for manual transitions: the user name, or "uid N". */
 const char	*cmd_user(void);
+
+/* Who makes this invocation's runs: ctx->run_by, filled at the first
+ * call (user as cmd_user says it, host name, run_argv0 or ""); NULL
+ * unless ctx->run_by_wanted. */
+const struct cb_runby	*cmd_run_by(struct cb_ctx *);
 
 /*
  * Report what the last store update evicted to stay within max_breakers:

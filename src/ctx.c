@@ -27,6 +27,7 @@
 #include "clock.h"
 #include "cmd.h"
 #include "record.h"
+#include "redis-url.h"
 
 int
 ctx_config_load(struct cb_ctx *ctx, struct cb_err *err)
@@ -302,6 +303,7 @@ state_fallback(struct cb_err *err)
 static char *
 state_resolve(struct cb_ctx *ctx, int local_only, struct cb_err *err)
 {
+	struct cb_err	 e;
 	const char	*c[3];
 	char		*s;
 	int		 i;
@@ -314,6 +316,14 @@ state_resolve(struct cb_ctx *ctx, int local_only, struct cb_err *err)
 		if (c[i] == NULL || c[i][0] == '\0' ||
 		    (local_only && store_is_redis(c[i])))
 			continue;
+		/* A typo'd URL is no relative path (the file's own
+		 * `state` was checked with the file). */
+		if (redis_state_kind(c[i]) == STATE_UNKNOWN) {
+			(void)redis_state_check(c[i], 0, &e);
+			err_set(err, "state from %s: %s", i == 0 ? "-s" :
+			    i == 1 ? "$CBEXEC_STATE" : "the config", e.msg);
+			return NULL;
+		}
 		return xstrdup(c[i]);
 	}
 	if (geteuid() == 0 || state_shared())
@@ -461,6 +471,10 @@ ctx_open_redis(struct cb_ctx *ctx, const char *url, struct cb_err *err)
 	ropts.password = getenv("CBEXEC_REDIS_PASSWORD");
 	if (ropts.password != NULL && ropts.password[0] == '\0')
 		ropts.password = NULL;
+	ropts.sentinel_password = getenv("CBEXEC_SENTINEL_PASSWORD");
+	if (ropts.sentinel_password != NULL &&
+	    ropts.sentinel_password[0] == '\0')
+		ropts.sentinel_password = NULL;
 	ropts.max_records = (uint64_t)ctx->cfg.max_breakers;
 	ropts.rank = rank_record;
 	return store_redis_open(&ropts, err);

@@ -212,6 +212,18 @@ transition_said(const char *name, const struct cb_transition *t)
 		cmd_warnx("%s: circuit closed after %u successful probes",
 		    esc(name), t->probes);
 	return 1;
+/* " [user@host: command]": who made the call whose transitions are
+ * logged (SPEC 7), escaped; "" when no run is being made. */
+static void
+run_by_suffix(struct cb_ctx *ctx, char *buf, size_t len)
+{
+	const struct cb_runby	*by;
+
+	buf[0] = '\0';
+	if ((by = cmd_run_by(ctx)) == NULL)
+		return;
+	snprintf(buf, len, " [%s@%s%s%s]", esc(by->user), esc(by->host),
+	    by->argv0[0] != '\0' ? ": " : "", esc(by->argv0));
 }
 
 void
@@ -221,28 +233,31 @@ cmd_transitions(struct cb_ctx *ctx, const char *name,
 	const struct cb_transition	*t;
 	int				 i, said;
 	enum cb_log			 log;
+	char				 by[512];
 
 	cmd_reap(ctx, name, fx);
 	log = ctx->cfg_loaded ? ctx->cfg.log : CB_LOG_SYSLOG;
 	/* No syslog (a container): what is said on stderr is said once. */
 	if (log == CB_LOG_SYSLOG && fx->ntrans > 0 && !syslog_usable(ctx))
 		log = CB_LOG_NONE;
+	if (fx->ntrans > 0)
+		run_by_suffix(ctx, by, sizeof by);
 	for (i = 0; i < fx->ntrans; i++) {
 		t = &fx->trans[i];
 		if (log == CB_LOG_SYSLOG) {
 			openlog("cbexec", LOG_PID, LOG_USER);
 			syslog(t->to == STATE_OPEN ? LOG_WARNING : LOG_NOTICE,
-			    "%s: %s -> %s (%s)", esc(name),
+			    "%s: %s -> %s (%s)%s", esc(name),
 			    record_state_name(t->from),
-			    record_state_name(t->to), esc(t->reason));
+			    record_state_name(t->to), esc(t->reason), by);
 		}
 		/* log = stderr is the log: its line, not a second one. */
 		said = log != CB_LOG_STDERR && !ctx->quiet &&
 		    transition_said(name, t);
 		if (!said && (log == CB_LOG_STDERR || ctx->verbose))
-			cmd_warnx("%s: %s -> %s (%s)", esc(name),
+			cmd_warnx("%s: %s -> %s (%s)%s", esc(name),
 			    record_state_name(t->from),
-			    record_state_name(t->to), esc(t->reason));
+			    record_state_name(t->to), esc(t->reason), by);
 		/* A broken file names nothing to run (SPEC section 4). */
 		if (ctx->cfg_loaded && !ctx->cfg_broken &&
 		    ctx->cfg.on_transition != NULL)

@@ -108,6 +108,7 @@ probe_once(struct cmd_call *c, struct store *s, const sigset_t *mask,
 	c->run.start_ms = start;
 
 	c->env.now_ms = clock_wall_ms();
+	(void)cmd_run_by(ctx);
 	if (store_update(s, c->name, cmd_record_cb, c, &err) == -1) {
 		cmd_warnx("warning: %s; outcome of probe command '%s' not "
 		    "recorded", err.msg, so.argv[0]);

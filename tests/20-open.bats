@@ -338,6 +338,7 @@ PROBE='touch started.$$; echo $$ >child.$$.pid; echo $PPID >holder.$$.pid; while
 	kill -9 "$child"
 	bg_wait 1
 	gone "$holder"
+	group_gone "$child"
 	run -75 cb_at +62s run x -- sh -c 'touch marker'
 	assert [ ! -e marker ]
 	assert_output --partial 'probe slot lost'

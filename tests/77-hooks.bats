@@ -127,11 +127,12 @@ hook() {
 	config 'log = "stderr";' 'defaults = { trip = { failures = 2; }; };'
 	run -1 cb run x -- false
 	assert_output ''
+	local by="[$(id -un)@$(hostname)"
 	run -1 cb run x -- false
-	assert_output 'cbexec: x: closed -> open (2 consecutive failures)'
+	assert_output "cbexec: x: closed -> open (2 consecutive failures) $by: false]"
 	run -0 cb_at +61s run x -- true
-	assert_output "$(printf '%s\n' 'cbexec: x: open -> half-open (cool-down elapsed)' \
-	    'cbexec: x: half-open -> closed (1 probe succeeded)')"
+	assert_output "$(printf '%s\n' "cbexec: x: open -> half-open (cool-down elapsed) $by: true]" \
+	    "cbexec: x: half-open -> closed (1 probe succeeded) $by: true]")"
 	run -0 cb reset x --reason test
 	assert_output "cbexec: x: closed -> closed (manual reset by $(id -un): test)"
 }

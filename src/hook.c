@@ -212,6 +212,8 @@ transition_said(const char *name, const struct cb_transition *t)
 		cmd_warnx("%s: circuit closed after %u successful probes",
 		    esc(name), t->probes);
 	return 1;
+}
+
 /* " [user@host: command]": who made the call whose transitions are
  * logged (SPEC 7), escaped; "" when no run is being made. */
 static void

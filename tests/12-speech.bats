@@ -92,7 +92,7 @@ at() {
 	assert_equal "${#stderr_lines[@]}" 5
 	run --separate-stderr -0 at 10:01:00 -v run x -- true
 	assert_equal "$stderr" "$(printf '%s\n' \
-	    'cbexec: x: open -> half-open (cool-down elapsed)' \
+	    "cbexec: x: open -> half-open (cool-down elapsed) [$(id -un)@$(hostname): true]" \
 	    'cbexec: x: admitted (probe, epoch 2)' \
 	    'cbexec: x: exit 0, counted as success' \
 	    'cbexec: x: circuit closed after a successful probe')"

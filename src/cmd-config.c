@@ -261,18 +261,24 @@ show_sources(struct cb_ctx *ctx, struct show_table *t, const char *state)
 	free(local);
 }
 
-/* The top-level settings, each with where it came from. */
+/* The top-level settings, each with where it came from; state_mode as
+ * new files at state get it. */
 static void
-show_settings(const struct cb_config *cfg, struct show_table *t)
+show_settings(struct cb_ctx *ctx, const char *state, struct show_table *t)
 {
-	struct show_row	*row;
-	char		 o[600], q[1100];
-	size_t		 i, off;
+	const struct cb_config	*cfg = &ctx->cfg;
+	struct show_row		*row;
+	char			 o[600], q[1100];
+	size_t			 i, off;
+	mode_t			 mode = cfg->state_mode;
+	int			 shared = 0;
 
-	row = show_add(t, "state_mode", show_origin(cfg, "state_mode", o,
-	    sizeof o));
-	snprintf(row->value, sizeof row->value, "\"%04o\"",
-	    (unsigned)cfg->state_mode);
+	if (!ctx->state_redis)
+		mode = cmd_state_mode(ctx, state, &shared);
+	row = show_add(t, "state_mode", shared ?
+	    "built-in, for group cbexec's shared state" :
+	    show_origin(cfg, "state_mode", o, sizeof o));
+	snprintf(row->value, sizeof row->value, "\"%04o\"", (unsigned)mode);
 	row = show_add(t, "sync", show_origin(cfg, "sync", o, sizeof o));
 	snprintf(row->value, sizeof row->value, "\"%s\"",
 	    show_sync[cfg->sync]);
@@ -333,7 +339,7 @@ config_show_all(struct cb_ctx *ctx)
 	if (cmd_config(ctx) == -1 || (state = cmd_state_path(ctx)) == NULL)
 		return EXIT_FAIL;
 	show_sources(ctx, &t, state);
-	show_settings(cfg, &t);
+	show_settings(ctx, state, &t);
 	row = show_add(&t, "defaults", show_origin(cfg, "defaults", o,
 	    sizeof o));
 	snprintf(row->value, sizeof row->value, "%zu value%s",

@@ -59,6 +59,10 @@ struct cb_ctx {
 	int			 state_redis;	/* ... naming a Redis store */
 	struct cb_err		 state_err;	/* why NULL */
 	int			 state_reported;
+	int			 state_split;	/* private, though a member of
+						 * the shared state's group
+						 * (ctx_state); said once */
+	int			 state_split_said;
 	struct store		*store;
 	int			 have_boot_id;
 	uint8_t			 boot_id[16];
@@ -223,6 +227,14 @@ struct store	*cmd_store(struct cb_ctx *, int readonly, struct cb_err *);
  * used.  Returns it, or NULL with err filled.
  */
 struct store	*cmd_store_local(struct cb_ctx *, struct cb_err *);
+
+/*
+ * The mode new data and lock files at path get: state_mode if the config
+ * sets it, else 0660 in a directory of the group cbexec (*shared set: root
+ * and the group's members share it), else the built-in 0600.
+ */
+mode_t		 cmd_state_mode(struct cb_ctx *, const char *path,
+		    int *shared);
 
 /*
  * The path of that local LMDB file, in new memory, opening nothing (for

@@ -290,6 +290,9 @@ status_json_add(struct status_walk *w, const char *name, size_t namelen)
 	jw_object_u64(jw, "epoch", r->epoch);
 	jw_object_hex64(jw, "identity", r->identity);
 	JW_BOOL(jw, "manual", r->manual);
+	jw_object_string_or_null(jw, "manual_on_open",
+	    r->manual_on_open == MANUAL_ON_OPEN_SKIP ? "skip" :
+	    r->manual_on_open == MANUAL_ON_OPEN_FAIL ? "fail" : "");
 	jw_object_u64(jw, "consecutive_failures", r->consecutive_failures);
 	jw_object_u64(jw, "half_open_successes", r->half_open_successes);
 	jw_object_u64(jw, "calls", r->calls);

@@ -305,7 +305,13 @@ print_next(struct status_walk *w, const struct cb_policy *p)
 			fprintf(f, "now (cool-down ended %s; the next call "
 			    "probes)\n", b);
 		else
-			fprintf(f, "in %s, at %s\n", a, b);
+			fprintf(f, "in %s, at %s", a, b);
+		/* trip --on-open beats the policy's in this window (SPEC 1) */
+		if (r->manual && r->manual_on_open != MANUAL_ON_OPEN_NONE)
+			fputs(r->manual_on_open == MANUAL_ON_OPEN_SKIP ?
+			    "; until then refused calls exit 0 silently" :
+			    "; until then refused calls fail", f);
+		fputc('\n', f);
 		break;
 	default:
 		if (r->nslots < p->half_open_max_calls) {

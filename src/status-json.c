@@ -54,6 +54,10 @@ json_slot(struct json_writer *jw, const struct cb_slot *s)
 	jw_array_begin_object(jw);
 	jw_object_hex64(jw, "token", s->token);
 	jw_object_i64(jw, "pid", s->pid);
+	if (s->pidns != 0)
+		jw_object_u64(jw, "pidns", s->pidns);
+	else
+		jw_object_null(jw, "pidns");
 	jw_object_u64(jw, "start_time", s->start_time);
 	jw_object_hex(jw, "boot_id", s->boot_id, sizeof s->boot_id);
 	jw_object_string_or_null(jw, "host", s->host);

@@ -474,6 +474,9 @@ print_running(struct status_walk *w)
 		local_time(s->since_ms, a, sizeof a);
 		local_time(s->lease_until_ms, b, sizeof b);
 		fprintf(f, "pid %d", (int)s->pid);
+		if (s->pidns != 0 && s->pidns != cmd_pidns(w->ctx))
+			fprintf(f, " in pid:[%llu]",
+			    (unsigned long long)s->pidns);
 		if (s->host[0] != '\0') {
 			fputs(" on ", f);
 			put_text(f, s->host);

@@ -44,11 +44,25 @@ cmd_find(const char *name)
 	return NULL;
 }
 
+/*
+ * One write(2) for the whole line when it fits (a refusal's message is one
+ * system call, and not interleaved with another process's); a longer one
+ * goes out in pieces.
+ */
 void
 cmd_warnx(const char *fmt, ...)
 {
+	char	line[1024];
 	va_list	ap;
+	int	n;
 
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n < sizeof line) {
+		fprintf(stderr, "cbexec: %s\n", line);
+		return;
+	}
 	fputs("cbexec: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

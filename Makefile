@@ -129,7 +129,7 @@ IO	+= busy
 PURE	+= redis-url
 IO	+= resolve
 ifeq ($(WITH_REDIS),1)
-IO	+= store-redis-conn store-redis-scan
+IO	+= store-redis-conn store-redis-scan store-redis-sentinel
 endif
 OBJS	= $(PURE:%=$(B)/%.o) $(IO:%=$(B)/%.o)
 PUREOBJS = $(PURE:%=$(B)/%.o)

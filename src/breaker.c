@@ -21,6 +21,9 @@
 /* A closed admission asks for a write when last_used is this old. */
 #define BREAKER_TOUCH_MS	60000
 
+/* A cool-down this long or longer counts from the call's whole second. */
+#define BREAKER_BEAT_MS		10000
+
 /* A version 2 record's refusal mark (record.c) was OUTCOME_REJECTED. */
 _Static_assert(OUTCOME_REJECTED == 5, "record.c V2_MARK_REJECTED");
 _Static_assert(OUTCOME_COUNT <= RECORD_MARK_OUTCOME + 1, "run mark bits");
@@ -100,6 +103,8 @@ transition_by(struct cb_record *r, const struct cb_env *env,
 		t->to = to;
 		t->epoch = r->epoch + 1;
 		snprintf(t->reason, sizeof t->reason, "%s", reason);
+		t->manual = user != NULL;
+		t->probes = r->half_open_successes;
 	}
 	remember(r, env, to, reason, user);
 	r->manual = 0;	/* breaker_trip and breaker_reset set it */
@@ -121,22 +126,34 @@ transition(struct cb_record *r, const struct cb_env *env, enum cb_state to,
 	transition_by(r, env, to, reason, NULL, fx);
 }
 
-/* Open for len milliseconds, spread later by up to jitter x len. */
+/*
+ * Open for len ms (spread by jitter) from the call's start (0: now), or
+ * its whole second when len >= BREAKER_BEAT_MS, as cron counts (SPEC 2);
+ * never ending less than len / 2 from now.  opened_at: where it counts.
+ */
 static void
 open_for(struct cb_record *r, const struct cb_policy *p,
-    const struct cb_env *env, int64_t len, int jitter, const char *reason,
-    const char *user, struct cb_effects *fx)
+    const struct cb_env *env, int64_t start_ms, int64_t len, int jitter,
+    const char *reason, const char *user, struct cb_effects *fx)
 {
-	double	spread;
+	double	 spread;
+	int64_t	 from = env->now_ms;
+	int	 n = fx != NULL ? fx->ntrans : 0;
 
 	if (jitter && p->jitter > 0) {
 		spread = (double)len * p->jitter * env->jitter_u;
 		if (spread > 0 && spread < 9e15)
 			len += (int64_t)spread;
 	}
+	if (start_ms > 0 && start_ms <= env->now_ms)
+		from = len >= BREAKER_BEAT_MS ? start_ms - start_ms % 1000 :
+		    start_ms;
 	transition_by(r, env, STATE_OPEN, reason, user, fx);
-	r->opened_at_ms = env->now_ms;
-	r->open_until_ms = env->now_ms + len;
+	r->opened_at_ms = from;
+	r->open_until_ms = from + len > env->now_ms + len / 2 ? from + len :
+	    env->now_ms + len / 2;
+	if (fx != NULL && fx->ntrans > n)
+		fx->trans[n].until_ms = r->open_until_ms;
 }
 
 static void
@@ -154,7 +171,8 @@ close_breaker(struct cb_record *r, const struct cb_env *env,
 /* A probe failed or was lost: re-open with the cool-down times backoff. */
 static void
 reopen(struct cb_record *r, const struct cb_policy *p,
-    const struct cb_env *env, const char *reason, struct cb_effects *fx)
+    const struct cb_env *env, int64_t start_ms, const char *reason,
+    struct cb_effects *fx)
 {
 	double	next;
 
@@ -162,20 +180,20 @@ reopen(struct cb_record *r, const struct cb_policy *p,
 	if (next > (double)p->max_open_timeout_ms)
 		next = (double)p->max_open_timeout_ms;
 	r->cooldown_ms = (int64_t)next;
-	open_for(r, p, env, r->cooldown_ms, 1, reason, NULL, fx);
+	open_for(r, p, env, start_ms, r->cooldown_ms, 1, reason, NULL, fx);
 }
 
 /* Apply the trip policy after a closed-state outcome; open if it says so. */
 static void
 maybe_trip(struct cb_record *r, const struct cb_policy *p,
-    const struct cb_env *env, struct cb_effects *fx)
+    const struct cb_env *env, int64_t start_ms, struct cb_effects *fx)
 {
 	char	reason[RECORD_REASON_MAX];
 
 	if (!breaker_verdict(r, p, env->now_ms, reason, sizeof reason))
 		return;
 	r->cooldown_ms = 0;
-	open_for(r, p, env, cooldown(r, p), 1, reason, NULL, fx);
+	open_for(r, p, env, start_ms, cooldown(r, p), 1, reason, NULL, fx);
 }
 
 /*
@@ -369,7 +387,7 @@ admit_half_open(struct cb_record *r, const struct cb_policy *p,
 		lost = slot_lost(&r->slots[i], env, buf, sizeof buf);
 		if (lost != NULL) {
 			(void)reap_note(&r->slots[i], env, fx);
-			reopen(r, p, env, lost, fx);
+			reopen(r, p, env, 0, lost, fx);
 			refuse(r, env, t);
 			return 1;
 		}
@@ -537,6 +555,14 @@ count_run(struct cb_record *r, const struct cb_env *env,
 	r->calls++;
 	if (run->timed_out)
 		r->timeouts++;
+	/* The work got done, whatever the breaker makes of it (stale, a
+	 * late probe): what "no success for a day" asks. */
+	if (run->outcome == OUTCOME_SUCCESS)
+		r->last_success_ms = env->now_ms;
+	if (run->by != NULL)
+		r->last_run_by = *run->by;
+	else
+		memset(&r->last_run_by, 0, sizeof r->last_run_by);
 }
 
 /* A success in the closed or half-open state. */
@@ -562,7 +588,7 @@ record_success(struct cb_record *r, const struct cb_policy *p,
 	breaker_count(r, p, env->now_ms, 0);
 	/* A success enters the rate window: it may complete min_calls. */
 	if (p->trip_policy == TRIP_RATE)
-		maybe_trip(r, p, env, fx);
+		maybe_trip(r, p, env, run->start_ms, fx);
 }
 
 /* A failure in the closed or half-open state. */
@@ -577,12 +603,12 @@ record_failure(struct cb_record *r, const struct cb_policy *p,
 	last_failure(r, env, run);
 	if (r->state == STATE_HALF_OPEN) {
 		probe_failed_reason(p, run, reason, sizeof reason);
-		reopen(r, p, env, reason, fx);
+		reopen(r, p, env, run->start_ms, reason, fx);
 		return;
 	}
 	r->consecutive_failures++;
 	breaker_count(r, p, env->now_ms, 1);
-	maybe_trip(r, p, env, fx);
+	maybe_trip(r, p, env, run->start_ms, fx);
 }
 
 /* The probe's lease ended before its outcome came: a dropped permit. */
@@ -595,7 +621,8 @@ record_late(struct cb_record *r, const struct cb_policy *p,
 	free_token(r->slots, &r->nslots, t->token);
 	r->failures++;
 	last_failure(r, env, run);
-	reopen(r, p, env, "probe lease expired before its release", fx);
+	reopen(r, p, env, run->start_ms,
+	    "probe lease expired before its release", fx);
 	if (fx != NULL)
 		fx->late = 1;
 }
@@ -690,9 +717,9 @@ breaker_trip(struct cb_record *r, const struct cb_policy *p,
 			on_open = r->manual_on_open;
 	}
 	if (for_ms > 0)
-		open_for(r, p, env, for_ms, 0, reason, user, fx);
+		open_for(r, p, env, 0, for_ms, 0, reason, user, fx);
 	else {
-		open_for(r, p, env, cooldown(r, p), 1, reason, user, fx);
+		open_for(r, p, env, 0, cooldown(r, p), 1, reason, user, fx);
 		/* SPEC 1: never shorter than the window already open. */
 		if (until > r->open_until_ms)
 			r->open_until_ms = until;

@@ -61,6 +61,10 @@ struct cb_transition {
 	enum cb_state	to;
 	uint64_t	epoch;		/* the new epoch */
 	char		reason[RECORD_REASON_MAX];
+	int		manual;		/* by trip or reset (a user named) */
+	int64_t		until_ms;	/* to open: its open_until */
+	unsigned	probes;		/* from half-open: probes that had
+					 * succeeded (closing: all of them) */
 };
 
 /* The transitions one step made, for logging and hooks after commit. */
@@ -115,8 +119,14 @@ struct cb_run {
 	int		signal;		/* died of this signal, or 0 */
 	int		exit_code;	/* what cbexec exits with, -1: none */
 	int64_t		duration_ms;
+	/* Wall time the call started (its admission), from which the
+	 * cool-down counts (SPEC 2); 0: unknown, the cool-down counts from
+	 * the outcome. */
+	int64_t		start_ms;
 	int		probe_command;	/* the run of a `probe` command
 					 * (SPEC 2c): marked so */
+	/* Who ran it (SPEC 7), kept as last_run_by; NULL: unknown. */
+	const struct cb_runby *by;
 };
 
 /*

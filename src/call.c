@@ -219,6 +219,8 @@ cmd_record_cb(const uint8_t *old, size_t oldlen, struct cb_buf *out,
 	struct cmd_call	*c = arg;
 
 	memset(&c->fx, 0, sizeof c->fx);
+	/* Filled by the caller before this update (cmd_run_by). */
+	c->run.by = c->ctx->run_by_done ? &c->ctx->run_by : NULL;
 	if (old == NULL) {
 		/* Forgotten, gc'ed or evicted meanwhile: made anew (SPEC 2,
 		 * Identity), so that no outcome of a run is lost. */

@@ -17,7 +17,9 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "esc.h"
 #include "name.h"
+#include "redis-url.h"
 
 /* One line of config show: KEY VALUE ORIGIN. */
 struct show_row {
@@ -76,29 +78,40 @@ show_print(const char *what, struct show_table *t)
 	return EXIT_OK;
 }
 
-/* s as a libconfig string: quoted, with \ " and control bytes escaped. */
+/* s as a libconfig string: quoted, with \ and " escaped, and what esc.h
+ * escapes (controls, C1, invalid UTF-8) as libconfig's \xNN. */
 static void
 show_quote(const char *s, char *buf, size_t len)
 {
-	size_t	o = 0;
-	int	n;
+	size_t	o = 0, k, j, n = strlen(s);
+	int	keep;
 
 	if (len < 3) {
 		buf[0] = '\0';
 		return;
 	}
 	buf[o++] = '"';
-	for (; *s != '\0' && o + 6 < len; s++) {
-		if (*s == '"' || *s == '\\')
-			n = snprintf(buf + o, len - o, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			n = snprintf(buf + o, len - o, "\\x%02x",
-			    (unsigned char)*s);
-		else
-			n = snprintf(buf + o, len - o, "%c", *s);
-		if (n < 0 || (size_t)n >= len - o)
-			break;
-		o += (size_t)n;
+	while (n > 0) {
+		k = esc_unit(s, n, &keep);
+		if (*s == '"' || *s == '\\') {
+			if (o + 2 + 2 > len)
+				break;
+			buf[o++] = '\\';
+			buf[o++] = *s;
+		} else if (keep) {
+			if (o + k + 2 > len)
+				break;
+			memcpy(buf + o, s, k);
+			o += k;
+		} else {
+			if (o + 4 * k + 2 > len)
+				break;
+			for (j = 0; j < k; j++)
+				o += (size_t)snprintf(buf + o, len - o,
+				    "\\x%02x", (unsigned char)s[j]);
+		}
+		s += k;
+		n -= k;
 	}
 	buf[o++] = '"';
 	buf[o] = '\0';
@@ -186,6 +199,7 @@ show_sources(struct cb_ctx *ctx, struct show_table *t, const char *state)
 	struct cb_config	*cfg = &ctx->cfg;
 	struct show_row		*row;
 	struct cb_err		 err;
+	struct store		*s;
 	const char		*env;
 	char			 o[600], *local;
 	size_t			 i;
@@ -228,6 +242,14 @@ show_sources(struct cb_ctx *ctx, struct show_table *t, const char *state)
 	    ctx->state_redis ? "redis" : "lmdb");
 	if (!ctx->state_redis)
 		return;
+	if (redis_state_kind(state) == STATE_SENTINEL) {
+		/* Which master the sentinels name now, and who said so. */
+		row = show_add(t, "master", "asked now");
+		if ((s = cmd_store(ctx, 1, &err)) == NULL ||
+		    store_redis_master(s, row->value, sizeof row->value) == -1)
+			snprintf(row->value, sizeof row->value, "none: %s",
+			    s == NULL ? err.msg : "not found");
+	}
 	/* Where run and check keep the breakers while Redis is down. */
 	row = show_add(t, "local state", cfg->fallback == FALLBACK_LOCAL ?
 	    "if Redis does not answer (fallback)" :
@@ -239,18 +261,24 @@ show_sources(struct cb_ctx *ctx, struct show_table *t, const char *state)
 	free(local);
 }
 
-/* The top-level settings, each with where it came from. */
+/* The top-level settings, each with where it came from; state_mode as
+ * new files at state get it. */
 static void
-show_settings(const struct cb_config *cfg, struct show_table *t)
+show_settings(struct cb_ctx *ctx, const char *state, struct show_table *t)
 {
-	struct show_row	*row;
-	char		 o[600], q[1100];
-	size_t		 i, off;
+	const struct cb_config	*cfg = &ctx->cfg;
+	struct show_row		*row;
+	char			 o[600], q[1100];
+	size_t			 i, off;
+	mode_t			 mode = cfg->state_mode;
+	int			 shared = 0;
 
-	row = show_add(t, "state_mode", show_origin(cfg, "state_mode", o,
-	    sizeof o));
-	snprintf(row->value, sizeof row->value, "\"%04o\"",
-	    (unsigned)cfg->state_mode);
+	if (!ctx->state_redis)
+		mode = cmd_state_mode(ctx, state, &shared);
+	row = show_add(t, "state_mode", shared ?
+	    "built-in, for group cbexec's shared state" :
+	    show_origin(cfg, "state_mode", o, sizeof o));
+	snprintf(row->value, sizeof row->value, "\"%04o\"", (unsigned)mode);
 	row = show_add(t, "sync", show_origin(cfg, "sync", o, sizeof o));
 	snprintf(row->value, sizeof row->value, "\"%s\"",
 	    show_sync[cfg->sync]);
@@ -311,7 +339,7 @@ config_show_all(struct cb_ctx *ctx)
 	if (cmd_config(ctx) == -1 || (state = cmd_state_path(ctx)) == NULL)
 		return EXIT_FAIL;
 	show_sources(ctx, &t, state);
-	show_settings(cfg, &t);
+	show_settings(ctx, state, &t);
 	row = show_add(&t, "defaults", show_origin(cfg, "defaults", o,
 	    sizeof o));
 	snprintf(row->value, sizeof row->value, "%zu value%s",

@@ -72,6 +72,7 @@ cmd_release_exec(struct cb_ctx *ctx, struct cmd_args *a)
 	st.ticket.state = tok.probe ? STATE_HALF_OPEN : STATE_CLOSED;
 	st.run.outcome = as[i];
 	st.run.exit_code = -1;
+	st.run.start_ms = tok.acquired_ms;
 	st.run.duration_ms = st.env.now_ms - tok.acquired_ms;
 	if (st.run.duration_ms < 0)
 		st.run.duration_ms = 0;
@@ -80,19 +81,22 @@ cmd_release_exec(struct cb_ctx *ctx, struct cmd_args *a)
 	    st.run.duration_ms > p.slow_call_ms)
 		st.run.outcome = OUTCOME_FAILURE;
 
+	ctx->run_by_wanted = 1;		/* user and host: no command */
+	(void)cmd_run_by(ctx);
 	if ((store = cmd_store(ctx, 0, &err)) == NULL ||
 	    store_update(store, tok.name, cmd_record_cb, &st, &err) == -1) {
 		cmd_warnx("%s", err.msg);
 		return EXIT_FAIL;
 	}
-	cmd_transitions(ctx, tok.name, &st.fx);
+	/* In the order it happened: the outcome, then what it caused. */
+	if (ctx->verbose)
+		cmd_warnx("%s: released as %s, counted as %s", tok.name,
+		    outcomes[i], breaker_outcome_name(st.counted));
 	/* SPEC 2, Late release: a dropped permit, said even with -q. */
 	if (st.fx.late)
 		cmd_warnx("%s: released after its lease ended: counted as a "
 		    "failure, and the breaker re-opens", tok.name);
-	if (ctx->verbose)
-		cmd_warnx("%s: released as %s, counted as %s", tok.name,
-		    outcomes[i], breaker_outcome_name(st.counted));
+	cmd_transitions(ctx, tok.name, &st.fx);
 	return EXIT_OK;
 }
 

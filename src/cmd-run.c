@@ -41,6 +41,8 @@ struct run_step {
 	int64_t			 lease_ms;
 	int			 interrupted;	/* the last run was */
 	int			 left_open;	/* ... and left it open */
+	int			 sent;		/* the timeout's first signal */
+	int			 killed;	/* ... then SIGKILL */
 	int64_t			 wait_ms;	/* --wait for a run slot */
 	const struct spawn_opts	*so;		/* the job */
 };
@@ -335,6 +337,8 @@ judge(struct run_step *st, const struct spawn_result *res)
 	st->interrupted = res->interrupted;
 }
 
+static void	run_timed_out(const struct run_step *);
+
 /*
  * One call: admit, run, record; unguarded (CBEXEC_DISABLE, or a state file
  * that on_store_error = open lets us do without), only run.  Sets *status
@@ -353,11 +357,13 @@ attempt(struct run_step *st, const struct spawn_opts *so, int *guarded,
 	struct store		*store = NULL;
 	char			 wait[32];
 	int			 sig;
+	int64_t			 start;
 
 	busy_wait_start(&w, st->wait_ms);
 again:
 	st->have_self = 0;
 	st->left_open = 0;
+	st->sent = st->killed = 0;
 	memset(&st->c.ticket, 0, sizeof st->c.ticket);
 	cmd_env(ctx, &st->c.env);
 	st->c.waiting = busy_wait_left(&w);
@@ -404,6 +410,7 @@ again:
 			    (unsigned long long)st->c.ticket.epoch);
 	}
 
+	start = st->c.env.now_ms;	/* admitted: the cool-down counts */
 	if (spawn_run_held(so, &res, &err) == -1) {
 		cmd_warnx("%s", err.msg);
 		*status = EXIT_CBEXEC;
@@ -415,25 +422,29 @@ again:
 		    strerror(res.exec_errno));
 	*status = res.status;
 	judge(st, &res);
+	st->c.run.start_ms = start;
+	if (res.timed_out && !ctx->quiet)
+		run_timed_out(st);
 	if (!*guarded)
 		return 0;
 
 	st->c.env.now_ms = clock_wall_ms();
-	if (store_update(store, st->c.name, cmd_record_cb, st, &err) == -1)
+	(void)cmd_run_by(ctx);
+	if (store_update(store, st->c.name, cmd_record_cb, st, &err) == -1) {
 		cmd_warnx("warning: %s; outcome of '%s' not recorded",
 		    err.msg, so->argv[0]);
-	else {
-		cmd_transitions(ctx, st->c.name, &st->c.fx);
-		st->left_open = st->c.rec.state == STATE_OPEN;
-		/* A probe that outlived its lease: a dropped permit. */
-		if (st->c.fx.late && !ctx->quiet)
-			cmd_warnx("%s: the probe outlived its lease: counted "
-			    "as a failure, and the breaker re-opens",
-			    st->c.name);
-		if (ctx->verbose)
-			cmd_warnx("%s: exit %d, counted as %s", st->c.name,
-			    res.status, breaker_outcome_name(st->c.counted));
+		return 0;
 	}
+	/* In the order it happened: the outcome, then what it caused. */
+	if (ctx->verbose)
+		cmd_warnx("%s: exit %d, counted as %s", st->c.name,
+		    res.status, breaker_outcome_name(st->c.counted));
+	/* A probe that outlived its lease: a dropped permit. */
+	if (st->c.fx.late && !ctx->quiet)
+		cmd_warnx("%s: the probe outlived its lease: counted as a "
+		    "failure, and the breaker re-opens", st->c.name);
+	cmd_transitions(ctx, st->c.name, &st->c.fx);
+	st->left_open = st->c.rec.state == STATE_OPEN;
 	return 0;
 }
 
@@ -455,12 +466,38 @@ retry_wait(const struct cb_policy *p, unsigned n)
 	return (int64_t)(clock_random() % ((uint64_t)d + 1));
 }
 
-/* run -v: what a deadline does, as timeout --verbose says it. */
+/*
+ * A timeout, said by default (SPEC 6.5): cron mails it, where exit 124
+ * alone would pass unseen.  It says what was really sent.
+ */
+static void
+run_timed_out(const struct run_step *st)
+{
+	char	after[32];
+
+	format_duration(st->c.p->timeout_ms, after, sizeof after);
+	if (st->sent == 0)
+		cmd_warnx("%s: timed out after %s", st->c.name, after);
+	else
+		cmd_warnx("%s: timed out after %s; sent SIG%s%s", st->c.name,
+		    after, sigabbrev_np(st->sent), st->killed &&
+		    st->sent != SIGKILL ? ", then SIGKILL" : "");
+}
+
+/* What a deadline does: remembered for run_timed_out, and with -v said
+ * as it happens, as timeout --verbose says it. */
 static void
 run_on_kill(void *arg, int sig, pid_t pid, int group)
 {
-	const struct run_step	*st = arg;
-	char			 after[32], whom[64];
+	struct run_step	*st = arg;
+	char		 after[32], whom[64];
+
+	if (st->sent == 0)
+		st->sent = sig;
+	else if (sig == SIGKILL)
+		st->killed = 1;
+	if (!st->c.ctx->verbose)
+		return;
 
 	if (group)
 		snprintf(whom, sizeof whom, "process group %ld", (long)pid);
@@ -529,13 +566,13 @@ run_guarded(struct cb_ctx *ctx, const char *name, char **argv,
 
 	memset(&so, 0, sizeof so);
 	so.argv = argv;
+	ctx->run_by_wanted = 1;		/* last_run_by (SPEC 7) */
+	ctx->run_argv0 = argv[0];
 	so.timeout_ms = p.timeout_ms;
 	so.kill_after_ms = p.kill_after_ms;
 	so.foreground = ro->foreground;
-	if (ctx->verbose) {
-		so.on_kill = run_on_kill;
-		so.on_kill_arg = &st;
-	}
+	so.on_kill = run_on_kill;
+	so.on_kill_arg = &st;
 
 	if (disable != NULL) {
 		if (!ctx->quiet)

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "cmd.h"
 #include "esc.h"
 
@@ -45,42 +46,58 @@ cmd_find(const char *name)
 }
 
 /*
- * One write(2) for the whole line when it fits (a refusal's message is one
- * system call, and not interleaved with another process's); a longer one
- * goes out in pieces.
+ * "cbexec: MESSAGE[TAIL]\n", the message escaped whole (esc.h): whatever
+ * it quotes (a name or reason from the state, a Redis reply, a path, an
+ * argument) reaches the terminal as text, never as control.  Escaping is
+ * idempotent, so what a caller escaped already is shown unchanged.
  */
+static void
+warn_line(const char *fmt, va_list ap, const char *tail)
+{
+	va_list	 aq;
+	char	 small[512], *msg = small, *e;
+	size_t	 len;
+	int	 n;
+
+	va_copy(aq, ap);
+	n = vsnprintf(small, sizeof small, fmt, ap);
+	if (n < 0) {
+		n = 0;
+		small[0] = '\0';
+	} else if ((size_t)n >= sizeof small) {
+		msg = xmalloc((size_t)n + 1);
+		(void)vsnprintf(msg, (size_t)n + 1, fmt, aq);
+	}
+	va_end(aq);
+	len = esc_len(msg, (size_t)n) + 1;
+	e = xmalloc(len);
+	fprintf(stderr, "cbexec: %s%s\n", esc_mem(e, len, msg, (size_t)n),
+	    tail);
+	free(e);
+	if (msg != small)
+		free(msg);
+}
+
 void
 cmd_warnx(const char *fmt, ...)
 {
-	char	line[1024];
 	va_list	ap;
-	int	n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof line, fmt, ap);
+	warn_line(fmt, ap, "");
 	va_end(ap);
-	if (n >= 0 && (size_t)n < sizeof line) {
-		fprintf(stderr, "cbexec: %s\n", line);
-		return;
-	}
-	fputs("cbexec: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void
 cmd_warn(const char *fmt, ...)
 {
 	va_list	ap;
-	int	saved = errno;
+	char	tail[256];
 
-	fputs("cbexec: ", stderr);
+	snprintf(tail, sizeof tail, ": %s", strerror(errno));
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	warn_line(fmt, ap, tail);
 	va_end(ap);
-	fprintf(stderr, ": %s\n", strerror(saved));
 }
 
 int
@@ -117,11 +134,9 @@ cmd_bad(const struct cmd_entry *e, const char *fmt, ...)
 	va_list	ap;
 
 	if (fmt != NULL) {
-		fputs("cbexec: ", stderr);
 		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
+		warn_line(fmt, ap, "");
 		va_end(ap);
-		fputc('\n', stderr);
 	}
 	(void)cmd_usage(e, 0);
 	return -1;
@@ -354,6 +369,23 @@ cmd_user(void)
 	else
 		snprintf(buf, sizeof buf, "uid %u", (unsigned)getuid());
 	return buf;
+}
+
+const struct cb_runby *
+cmd_run_by(struct cb_ctx *ctx)
+{
+	struct cb_runby	*by = &ctx->run_by;
+
+	if (!ctx->run_by_wanted)
+		return NULL;
+	if (!ctx->run_by_done) {
+		snprintf(by->user, sizeof by->user, "%s", cmd_user());
+		clock_host_name(by->host, sizeof by->host);
+		ctx->run_by_done = 1;
+	}
+	snprintf(by->argv0, sizeof by->argv0, "%s",
+	    ctx->run_argv0 != NULL ? ctx->run_argv0 : "");
+	return by;
 }
 
 void

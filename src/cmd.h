@@ -59,6 +59,10 @@ struct cb_ctx {
 	int			 state_redis;	/* ... naming a Redis store */
 	struct cb_err		 state_err;	/* why NULL */
 	int			 state_reported;
+	int			 state_split;	/* private, though a member of
+						 * the shared state's group
+						 * (ctx_state); said once */
+	int			 state_split_said;
 	struct store		*store;
 	int			 have_boot_id;
 	uint8_t			 boot_id[16];
@@ -70,6 +74,14 @@ struct cb_ctx {
 	 * while it blocks signals itself (run; see spawn_block). */
 	int			 have_mask;
 	sigset_t		 mask;
+	/* Who makes this invocation's runs (SPEC 7), for the record and the
+	 * transition log lines: run, acquire and release set run_by_wanted
+	 * (run also run_argv0, the command's argv[0]); cmd_run_by fills
+	 * run_by at its first use, so that a refusal pays nothing for it. */
+	int			 run_by_wanted;
+	int			 run_by_done;
+	const char		*run_argv0;
+	struct cb_runby		 run_by;
 };
 
 /*
@@ -152,7 +164,9 @@ int		 cmd_has(const struct cmd_args *, int key);
 /* "usage: cbexec NAME USAGE\nHELP" on stdout, as --help prints it. */
 int	cmd_help(const struct cmd_entry *);
 
-/* "cbexec: " + message + "\n" on stderr; cmd_warn appends strerror(errno). */
+/* "cbexec: " + message + "\n" on stderr; cmd_warn appends strerror(errno).
+ * The message is escaped whole (esc.h): no byte it quotes reaches the
+ * terminal as control. */
 void	cmd_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	cmd_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
 /* Print "usage: cbexec NAME USAGE" and return EXIT_USAGE (or
@@ -215,6 +229,14 @@ struct store	*cmd_store(struct cb_ctx *, int readonly, struct cb_err *);
 struct store	*cmd_store_local(struct cb_ctx *, struct cb_err *);
 
 /*
+ * The mode new data and lock files at path get: state_mode if the config
+ * sets it, else 0660 in a directory of the group cbexec (*shared set: root
+ * and the group's members share it), else the built-in 0600.
+ */
+mode_t		 cmd_state_mode(struct cb_ctx *, const char *path,
+		    int *shared);
+
+/*
  * The path of that local LMDB file, in new memory, opening nothing (for
  * config show).  NULL with err filled when there is none.
  */
@@ -269,6 +291,11 @@ void	cmd_format_wait(int64_t, char *, size_t);
 
 /* Who is acting, for manual transitions: the user name, or "uid N". */
 const char	*cmd_user(void);
+
+/* Who makes this invocation's runs: ctx->run_by, filled at the first
+ * call (user as cmd_user says it, host name, run_argv0 or ""); NULL
+ * unless ctx->run_by_wanted. */
+const struct cb_runby	*cmd_run_by(struct cb_ctx *);
 
 /*
  * Report what the last store update evicted to stay within max_breakers:

@@ -5,8 +5,10 @@
  * every value checked by policy.c on its own line, then every policy the
  * file can produce finished once, so that a bad combination is reported
  * before any NAME needs it; and, for a NAME, its layers laid over the
- * built-in defaults.  config.c reads the rest; the two are the only files
- * that include libconfig.h (config-int.h).
+ * built-in defaults.  A list value of the command line (-o probe=[...]) is
+ * read here too, by libconfig, as the file's would be.  config.c reads the
+ * rest; the two are the only files that include libconfig.h
+ * (config-int.h).
  */
 #include <fnmatch.h>
 #include <stdio.h>

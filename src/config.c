@@ -32,6 +32,7 @@
 #include "config.h"
 #include "config-int.h"
 #include "conftext.h"
+#include "redis-url.h"
 
 #define CONFIG_ETC		"/etc/cbexec.conf"
 #define CONFIG_XDG		"cbexec/cbexec.conf"
@@ -281,6 +282,21 @@ get_enum(struct loader *ld, const config_setting_t *s, const char *key,
 	    list, v);
 }
 
+/*
+ * state: an absolute path or a Redis URL (SPEC sections 5 and 9).  A
+ * relative path would depend on the working directory, which under cron
+ * is not the user's; an unknown SCHEME:// is a typo, not a path.
+ */
+static int
+get_state(struct loader *ld, const config_setting_t *s, const char *v)
+{
+	struct cb_err	e;
+
+	if (v[0] == '\0' || redis_state_check(v, 1, &e) == 0)
+		return 0;
+	return config_fail(ld, s, "state: %s", e.msg);
+}
+
 static int
 get_state_mode(struct loader *ld, const config_setting_t *s, mode_t *out)
 {
@@ -436,7 +452,8 @@ load_top(struct loader *ld, config_t *lc)
 				cfg->top_line[e] =
 				    config_setting_source_line(s);
 		if (strcmp(name, "state") == 0) {
-			if (config_get_string(ld, s, name, &str) != 0)
+			if (config_get_string(ld, s, name, &str) != 0 ||
+			    get_state(ld, s, str) != 0)
 				bad = -1;
 			else
 				cfg->state = xstrdup(str);

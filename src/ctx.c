@@ -7,7 +7,9 @@
  * rules of SPEC sections 5 and 10; the store is opened on demand, once;
  * the boot id is read once.  Nothing here prints but cmd_config and
  * cmd_state_path, the two entry points a command calls to have a problem
- * reported; everything else fills a struct cb_err for its caller.
+ * reported, and the one note of a state that splits from the shared one
+ * (cmd_store, cmd_state_path); everything else fills a struct cb_err for
+ * its caller.
  */
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -25,6 +27,7 @@
 #include "clock.h"
 #include "cmd.h"
 #include "record.h"
+#include "redis-url.h"
 
 int
 ctx_config_load(struct cb_ctx *ctx, struct cb_err *err)
@@ -154,6 +157,54 @@ state_shared(void)
 }
 
 /*
+ * Is the user a member of the shared state's group in the group database,
+ * though this process lacks it (a session older than `usermod -aG`, a
+ * unit without SupplementaryGroups=)?  Its breakers would then split from
+ * root's silently (SPEC 7).  Asked only of a user state_shared refused.
+ */
+static int
+state_split(void)
+{
+	struct stat	 st;
+	struct passwd	*pw;
+	gid_t		*groups;
+	int		 n = 32, i, found = 0;
+
+	if (stat(STATE_SYSTEM_DIR, &st) == -1 || !S_ISDIR(st.st_mode) ||
+	    st.st_gid == 0 || state_in_group(st.st_gid) ||
+	    state_group() != (long long)st.st_gid ||
+	    (pw = getpwuid(getuid())) == NULL)
+		return 0;
+	if (pw->pw_gid == st.st_gid)
+		return 1;
+	groups = xcalloc((size_t)n, sizeof *groups);
+	if (getgrouplist(pw->pw_name, pw->pw_gid, groups, &n) == -1) {
+		free(groups);
+		groups = xcalloc((size_t)n, sizeof *groups);
+		if (getgrouplist(pw->pw_name, pw->pw_gid, groups, &n) == -1)
+			n = 0;
+	}
+	for (i = 0; i < n && !found; i++)
+		found = groups[i] == st.st_gid;
+	free(groups);
+	return found;
+}
+
+/* Say once that the state split (state_split), with the fix. */
+static void
+state_split_note(struct cb_ctx *ctx)
+{
+	if (!ctx->state_split || ctx->state_split_said || ctx->quiet)
+		return;
+	ctx->state_split_said = 1;
+	cmd_warnx("you are in group '%s' but this process is not (a session "
+	    "older than 'usermod -aG', or a unit without "
+	    "SupplementaryGroups=); using the private state %s; log in again "
+	    "or add SupplementaryGroups=%s", STATE_GROUP, ctx->state,
+	    STATE_GROUP);
+}
+
+/*
  * Can the state at path be made?  The nearest directory above it that
  * exists must be one we may write and search (a service account's home
  * may be /nonexistent, or /var/www owned by root).
@@ -252,6 +303,7 @@ state_fallback(struct cb_err *err)
 static char *
 state_resolve(struct cb_ctx *ctx, int local_only, struct cb_err *err)
 {
+	struct cb_err	 e;
 	const char	*c[3];
 	char		*s;
 	int		 i;
@@ -264,10 +316,20 @@ state_resolve(struct cb_ctx *ctx, int local_only, struct cb_err *err)
 		if (c[i] == NULL || c[i][0] == '\0' ||
 		    (local_only && store_is_redis(c[i])))
 			continue;
+		/* A typo'd URL is no relative path (the file's own
+		 * `state` was checked with the file). */
+		if (redis_state_kind(c[i]) == STATE_UNKNOWN) {
+			(void)redis_state_check(c[i], 0, &e);
+			err_set(err, "state from %s: %s", i == 0 ? "-s" :
+			    i == 1 ? "$CBEXEC_STATE" : "the config", e.msg);
+			return NULL;
+		}
 		return xstrdup(c[i]);
 	}
 	if (geteuid() == 0 || state_shared())
 		return xstrdup(STATE_SYSTEM);
+	if (!local_only)
+		ctx->state_split = state_split();
 	if ((s = state_home()) != NULL && state_usable(s))
 		return s;
 	free(s);
@@ -294,8 +356,10 @@ const char *
 cmd_state_path(struct cb_ctx *ctx)
 {
 	(void)cmd_config(ctx);
-	if (ctx_state(ctx, NULL) == 0)
+	if (ctx_state(ctx, NULL) == 0) {
+		state_split_note(ctx);
 		return ctx->state;
+	}
 	if (!ctx->state_reported)
 		cmd_warnx("%s", ctx->state_err.msg);
 	ctx->state_reported = 1;
@@ -333,21 +397,35 @@ static mode_t
 state_mode(struct cb_ctx *ctx, const char *path)
 {
 	struct stat	 st;
-	char		*dir, *lock;
-	mode_t		 mode = ctx->cfg.state_mode;
-	int		 made;
+	char		*lock;
+	int		 made, shared;
 
 	if (ctx->cfg.state_mode_set)
-		return mode;
+		return ctx->cfg.state_mode;
 	xasprintf(&lock, "%s-lock", path);
 	made = lstat(path, &st) == 0 && lstat(lock, &st) == 0;
 	free(lock);
 	if (made)
+		return ctx->cfg.state_mode;
+	return cmd_state_mode(ctx, path, &shared);
+}
+
+mode_t
+cmd_state_mode(struct cb_ctx *ctx, const char *path, int *shared)
+{
+	struct stat	 st;
+	char		*dir;
+	mode_t		 mode = ctx->cfg.state_mode;
+
+	*shared = 0;
+	if (ctx->cfg.state_mode_set)
 		return mode;
 	dir = xdirname(path);
 	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_gid != 0 &&
-	    state_group() == (long long)st.st_gid)
+	    state_group() == (long long)st.st_gid) {
 		mode = 0660;
+		*shared = 1;
+	}
 	free(dir);
 	return mode;
 }
@@ -393,6 +471,10 @@ ctx_open_redis(struct cb_ctx *ctx, const char *url, struct cb_err *err)
 	ropts.password = getenv("CBEXEC_REDIS_PASSWORD");
 	if (ropts.password != NULL && ropts.password[0] == '\0')
 		ropts.password = NULL;
+	ropts.sentinel_password = getenv("CBEXEC_SENTINEL_PASSWORD");
+	if (ropts.sentinel_password != NULL &&
+	    ropts.sentinel_password[0] == '\0')
+		ropts.sentinel_password = NULL;
 	ropts.max_records = (uint64_t)ctx->cfg.max_breakers;
 	ropts.rank = rank_record;
 	return store_redis_open(&ropts, err);
@@ -409,6 +491,7 @@ cmd_store(struct cb_ctx *ctx, int readonly, struct cb_err *err)
 	}
 	if (ctx_state(ctx, err) == -1)
 		return NULL;
+	state_split_note(ctx);
 	if (ctx->state_redis)
 		ctx->store = ctx_open_redis(ctx, ctx->state, err);
 	else

@@ -4,7 +4,6 @@
  * rules): a byte at a time, valid UTF-8 sequences whole, so a name, a
  * reason or a host name can never move the cursor, retitle a window or
  * start a C1 control sequence on the terminal that shows it.
- * SPDX-License-Identifier: ISC
  */
 #include <string.h>
 
@@ -42,14 +41,11 @@ esc_utf8_seq(const unsigned char *s, size_t n)
 	return len;
 }
 
-/*
- * The unit at u (n bytes left): *keep bytes kept as they are, or, with
- * *keep 0, the returned number of bytes each shown as \xNN.
- */
-static size_t
-unit(const unsigned char *u, size_t n, size_t *keep)
+size_t
+esc_unit(const char *s, size_t n, int *keep)
 {
-	size_t	k;
+	const unsigned char	*u = (const unsigned char *)s;
+	size_t			 k;
 
 	*keep = 0;
 	if (u[0] >= 0x20 && u[0] < 0x7f) {
@@ -60,18 +56,18 @@ unit(const unsigned char *u, size_t n, size_t *keep)
 		return 1;
 	if (k == 2 && u[0] == 0xc2 && u[1] < 0xa0)
 		return 2;		/* a C1 control, UTF-8 encoded */
-	*keep = k;
+	*keep = 1;
 	return k;
 }
 
 size_t
 esc_len(const char *s, size_t len)
 {
-	const unsigned char	*u = (const unsigned char *)s;
-	size_t			 i = 0, k, keep, n = 0;
+	size_t	i = 0, k, n = 0;
+	int	keep;
 
 	while (i < len) {
-		k = unit(u + i, len - i, &keep);
+		k = esc_unit(s + i, len - i, &keep);
 		n += keep ? k : 4 * k;
 		i += k;
 	}
@@ -82,7 +78,8 @@ char *
 esc_mem(char *dst, size_t size, const char *s, size_t len)
 {
 	const unsigned char	*u = (const unsigned char *)s;
-	size_t			 i = 0, j, k, keep, w, n = 0, room;
+	size_t			 i = 0, j, k, w, n = 0, room;
+	int			 keep;
 
 	if (size == 0)
 		return dst;
@@ -90,7 +87,7 @@ esc_mem(char *dst, size_t size, const char *s, size_t len)
 	if (esc_len(s, len) > room && size >= 4)
 		room -= 3;		/* for the "..." */
 	while (i < len) {
-		k = unit(u + i, len - i, &keep);
+		k = esc_unit(s + i, len - i, &keep);
 		w = keep ? k : 4 * k;
 		if (w > room - n)
 			break;

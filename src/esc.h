@@ -32,6 +32,15 @@
  */
 size_t		 esc_utf8_seq(const unsigned char *s, size_t n);
 
+/*
+ * The unit at s (n > 0 bytes left): returns its length, with *keep 1 when
+ * it is shown as it is (a printable ASCII byte, a valid UTF-8 sequence
+ * other than a C1 control), 0 when each of its bytes is shown as \xNN.
+ * For writers with escapes of their own (config show's libconfig
+ * strings) that must agree with this one.
+ */
+size_t		 esc_unit(const char *s, size_t n, int *keep);
+
 /* How many bytes escaping len bytes of s makes (without a NUL). */
 size_t		 esc_len(const char *s, size_t len);
 

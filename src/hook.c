@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * hook.c: what a breaker's transitions set off (SPEC section 5): a log
- * line (syslog, or stderr where nothing listens on /dev/log) and the
- * on_transition hook, run in the background under a supervisor that
- * finishes every hook before cbexec exits; and the log of a broken
- * config's problems, once per content of the file.
+ * line (syslog, or stderr), a line for the caller when this call opened
+ * or closed the breaker (SPEC 6.5: cron mails it), and the on_transition
+ * hook, run in the background under a supervisor that finishes every hook
+ * before cbexec exits; and the log of a broken config's problems, once
+ * per content of the file.
  */
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "breaker.h"
@@ -159,10 +161,71 @@ syslog_usable(struct cb_ctx *ctx)
 			e = errno;
 		(void)close(fd);
 	}
-	if (!usable && !ctx->quiet)
-		cmd_warnx("warning: cannot log to syslog (%s: %s); "
-		    "transitions go to stderr", _PATH_LOG, strerror(e));
+	if (!usable && ctx->verbose)
+		cmd_warnx("warning: cannot log to syslog (%s: %s)", _PATH_LOG,
+		    strerror(e));
 	return usable;
+}
+
+/* "10:35:00" local time, with the date when it is not today's. */
+static void
+until_text(int64_t ms, char *buf, size_t len)
+{
+	struct tm	tm, today;
+	time_t		t = (time_t)(ms / 1000), now = time(NULL);
+
+	if (localtime_r(&t, &tm) == NULL || localtime_r(&now, &today) ==
+	    NULL || strftime(buf, len, tm.tm_yday == today.tm_yday &&
+	    tm.tm_year == today.tm_year ? "%H:%M:%S" : "%Y-%m-%d %H:%M:%S",
+	    &tm) == 0)
+		snprintf(buf, len, "later");
+}
+
+/*
+ * What a transition says to the caller, for cron mail (SPEC 6.5): an
+ * opening with how long, a closing after its probes.  Returns 0 for what
+ * is not said (half-open, and trip and reset, which their user made).
+ */
+static int
+transition_said(const char *name, const struct cb_transition *t)
+{
+	char	until[32];
+
+	if (t->manual || t->from == t->to)
+		return 0;
+	if (t->to == STATE_OPEN) {
+		until_text(t->until_ms, until, sizeof until);
+		if (t->from == STATE_CLOSED)
+			cmd_warnx("%s: circuit opened after %s; refusing runs "
+			    "until %s", esc(name), esc(t->reason), until);
+		else
+			cmd_warnx("%s: circuit re-opened (%s); refusing runs "
+			    "until %s", esc(name), esc(t->reason), until);
+		return 1;
+	}
+	if (t->to != STATE_CLOSED)
+		return 0;
+	if (t->probes <= 1)
+		cmd_warnx("%s: circuit closed after a successful probe",
+		    esc(name));
+	else
+		cmd_warnx("%s: circuit closed after %u successful probes",
+		    esc(name), t->probes);
+	return 1;
+}
+
+/* " [user@host: command]": who made the call whose transitions are
+ * logged (SPEC 7), escaped; "" when no run is being made. */
+static void
+run_by_suffix(struct cb_ctx *ctx, char *buf, size_t len)
+{
+	const struct cb_runby	*by;
+
+	buf[0] = '\0';
+	if ((by = cmd_run_by(ctx)) == NULL)
+		return;
+	snprintf(buf, len, " [%s@%s%s%s]", esc(by->user), esc(by->host),
+	    by->argv0[0] != '\0' ? ": " : "", esc(by->argv0));
 }
 
 void
@@ -170,27 +233,33 @@ cmd_transitions(struct cb_ctx *ctx, const char *name,
     const struct cb_effects *fx)
 {
 	const struct cb_transition	*t;
-	int				 i;
+	int				 i, said;
 	enum cb_log			 log;
+	char				 by[512];
 
 	cmd_reap(ctx, name, fx);
 	log = ctx->cfg_loaded ? ctx->cfg.log : CB_LOG_SYSLOG;
-	/* -q asked for no chatter on stderr: it gets none from a fallback. */
+	/* No syslog (a container): what is said on stderr is said once. */
 	if (log == CB_LOG_SYSLOG && fx->ntrans > 0 && !syslog_usable(ctx))
-		log = ctx->quiet ? CB_LOG_NONE : CB_LOG_STDERR;
+		log = CB_LOG_NONE;
+	if (fx->ntrans > 0)
+		run_by_suffix(ctx, by, sizeof by);
 	for (i = 0; i < fx->ntrans; i++) {
 		t = &fx->trans[i];
 		if (log == CB_LOG_SYSLOG) {
 			openlog("cbexec", LOG_PID, LOG_USER);
 			syslog(t->to == STATE_OPEN ? LOG_WARNING : LOG_NOTICE,
-			    "%s: %s -> %s (%s)", esc(name),
+			    "%s: %s -> %s (%s)%s", esc(name),
 			    record_state_name(t->from),
-			    record_state_name(t->to), esc(t->reason));
+			    record_state_name(t->to), esc(t->reason), by);
 		}
-		if (log == CB_LOG_STDERR || ctx->verbose)
-			cmd_warnx("%s: %s -> %s (%s)", esc(name),
+		/* log = stderr is the log: its line, not a second one. */
+		said = log != CB_LOG_STDERR && !ctx->quiet &&
+		    transition_said(name, t);
+		if (!said && (log == CB_LOG_STDERR || ctx->verbose))
+			cmd_warnx("%s: %s -> %s (%s)%s", esc(name),
 			    record_state_name(t->from),
-			    record_state_name(t->to), esc(t->reason));
+			    record_state_name(t->to), esc(t->reason), by);
 		/* A broken file names nothing to run (SPEC section 4). */
 		if (ctx->cfg_loaded && !ctx->cfg_broken &&
 		    ctx->cfg.on_transition != NULL)

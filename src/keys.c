@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * keys.c: the store's walks as every command sees them.  A key of the
  * state that is not a valid NAME (a record planted by whoever may write
@@ -6,7 +7,6 @@
  * so the command exits 1 as for an unreadable record (SPEC section 5).
  * One check for both stores, above them, so that no command's callback
  * ever sees such a key.
- * SPDX-License-Identifier: ISC
  */
 #include <fnmatch.h>
 #include <stdio.h>

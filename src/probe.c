@@ -80,6 +80,7 @@ probe_once(struct cmd_call *c, struct store *s, const sigset_t *mask,
 	struct spawn_result	 res;
 	struct cb_err		 err;
 	char			 after[32];
+	int64_t			 start = c->env.now_ms;	/* admitted */
 
 	memset(&so, 0, sizeof so);
 	so.argv = c->p->probe;
@@ -104,8 +105,10 @@ probe_once(struct cmd_call *c, struct store *s, const sigset_t *mask,
 		cmd_warnx("failed to run probe command '%s': %s", so.argv[0],
 		    strerror(res.exec_errno));
 	probe_judge(c, &res);
+	c->run.start_ms = start;
 
 	c->env.now_ms = clock_wall_ms();
+	(void)cmd_run_by(ctx);
 	if (store_update(s, c->name, cmd_record_cb, c, &err) == -1) {
 		cmd_warnx("warning: %s; outcome of probe command '%s' not "
 		    "recorded", err.msg, so.argv[0]);
@@ -115,10 +118,10 @@ probe_once(struct cmd_call *c, struct store *s, const sigset_t *mask,
 		    "command's outcome was not recorded");
 		return 0;
 	}
-	cmd_transitions(ctx, c->name, &c->fx);
 	if (ctx->verbose)
 		cmd_warnx("%s: probe command exit %d, counted as %s", c->name,
 		    res.status, breaker_outcome_name(c->counted));
+	cmd_transitions(ctx, c->name, &c->fx);
 	if (res.interrupted) {
 		*status = res.status;
 		return -1;

@@ -88,7 +88,7 @@ spawn_child_null(int to, int flags)
 
 /* What hooks and probe commands must never see (SPEC section 5). */
 static const char *const spawn_secrets[] = {
-	"CBEXEC_REDIS_PASSWORD", NULL
+	"CBEXEC_REDIS_PASSWORD", "CBEXEC_SENTINEL_PASSWORD", NULL
 };
 
 /* Remove the secrets from the environment.  Returns 0 or -1 (errno set). */
@@ -145,8 +145,11 @@ spawn_child(const struct spawn_opts *opts, const struct spawn_saved *saved,
 		spawn_child_fail(wfd, errno);
 	if (saved->go != -1)
 		spawn_child_go(saved->go, wfd);
-	if (saved->tty != -1)
+	if (saved->tty != -1) {
+		/* A held child was forked before spawn_enter ignored it. */
+		(void)signal(SIGTTOU, SIG_IGN);
 		(void)tcsetpgrp(saved->tty, getpid());
+	}
 	spawn_child_reset(SIGTTIN, &saved->ttin);
 	spawn_child_reset(SIGTTOU, &saved->ttou);
 

@@ -29,6 +29,7 @@ struct spawn_proc {
 	int			errfd;		/* exec-error pipe, read end */
 	int			go;		/* held: go socket, else -1 */
 	int64_t			start;		/* monotonic: fork, or go */
+	int			entered;	/* spawn_enter done */
 	sigset_t		set;		/* what spawn_wait takes */
 	struct spawn_saved	saved;
 	struct spawn_term	term;
@@ -36,6 +37,30 @@ struct spawn_proc {
 
 /* The one command spawn_hold forked ahead, waiting for its start. */
 static struct spawn_proc	spawn_held;
+
+/*
+ * What a held child resets from, read without changing anything: the
+ * caller's mask and dispositions as they are.  spawn_enter comes only
+ * when it is started, for a held child is forked inside a store update,
+ * which may put back a mask of its own at its end (store-redis-conn.c).
+ * Returns 0, or an errno with the failed call in *what.
+ */
+static int
+spawn_snapshot(struct spawn_saved *saved, const char **what)
+{
+	sigset_t	unused;
+
+	*what = "sigprocmask";
+	if (sigprocmask(SIG_SETMASK, NULL, &saved->mask) == -1)
+		return errno;
+	*what = "sigaction";
+	if (spawn_fwd_set(&unused, saved->fwd) == -1 ||
+	    sigaction(SIGCHLD, NULL, &saved->chld) == -1 ||
+	    sigaction(SIGTTIN, NULL, &saved->ttin) == -1 ||
+	    sigaction(SIGTTOU, NULL, &saved->ttou) == -1)
+		return errno;
+	return 0;
+}
 
 /*
  * Fork opts->argv into sp.  Held, the child leads its group at once and
@@ -72,8 +97,10 @@ spawn_proc_fork(const struct spawn_opts *opts, struct spawn_proc *sp, int hold,
 		e = errno;
 		goto out_pipe;
 	}
-	if ((e = spawn_enter(&sp->saved, &sp->set, &what)) != 0)
+	if ((e = hold ? spawn_snapshot(&sp->saved, &what) :
+	    spawn_enter(&sp->saved, &sp->set, &what)) != 0)
 		goto out_pipe;
+	sp->entered = !hold;
 	sp->saved.go = go[0];
 	if ((sp->saved.tty = spawn_tty(opts)) != -1) {
 		sp->term.fd = sp->saved.tty;
@@ -89,7 +116,8 @@ spawn_proc_fork(const struct spawn_opts *opts, struct spawn_proc *sp, int hold,
 	case -1:
 		what = "fork";
 		e = errno;
-		spawn_leave(&sp->saved);
+		if (sp->entered)
+			spawn_leave(&sp->saved);
 		goto out_pipe;
 	case 0:
 		if (go[1] != -1)
@@ -133,7 +161,8 @@ spawn_proc_done(struct spawn_proc *sp)
 {
 	if (sp->term.own)
 		(void)close(sp->term.fd);
-	spawn_leave(&sp->saved);
+	if (sp->entered)
+		spawn_leave(&sp->saved);
 	(void)close(sp->errfd);
 	if (sp->go != -1)
 		(void)close(sp->go);
@@ -150,13 +179,20 @@ static int
 spawn_proc_finish(const struct spawn_opts *opts, struct spawn_proc *sp,
     struct spawn_result *res, struct cb_err *err)
 {
-	int	wstatus, rv = -1;
+	const char	*what;
+	int		 wstatus, e, rv = -1;
 
 	if (sp->go != -1) {
 		sp->start = clock_mono_ms();
-		if (send(sp->go, "", 1, MSG_NOSIGNAL) != 1) {
-			err_set(err, "cannot run '%s': send: %s",
-			    opts->argv[0], strerror(errno));
+		if ((e = spawn_enter(&sp->saved, &sp->set, &what)) == 0) {
+			sp->entered = 1;
+			what = "send";
+			if (send(sp->go, "", 1, MSG_NOSIGNAL) != 1)
+				e = errno;
+		}
+		if (e != 0) {
+			err_set(err, "cannot run '%s': %s: %s",
+			    opts->argv[0], what, strerror(e));
 			(void)kill(sp->pid, SIGKILL);
 			while (waitpid(sp->pid, NULL, 0) == -1 &&
 			    errno == EINTR)

@@ -110,6 +110,61 @@ json_last_failure(struct json_writer *jw, const struct cb_record *r)
 	jw_end(jw);
 }
 
+static const char *const verdict_name[] = { "failure", "success", "ignore" };
+static const char *const on_open_name[] = { "fail", "skip" };
+
+/* The version 4 part of the snapshot: null where a version 3 snapshot
+ * did not keep it, or where it does not apply (no slow_call, no probe
+ * command's probe_timeout). */
+static void
+json_policy4(struct json_writer *jw, const struct cb_snapshot *s)
+{
+	char	codes[1200];
+
+	if (!s->full) {
+		jw_object_null(jw, "jitter");
+		jw_object_null(jw, "probe_lease_ms");
+		jw_object_null(jw, "probe_set");
+		jw_object_null(jw, "probe_timeout_ms");
+		jw_object_null(jw, "kill_after_ms");
+		jw_object_null(jw, "slow_call_ms");
+		jw_object_null(jw, "failure_codes");
+		jw_object_null(jw, "success_codes");
+		jw_object_null(jw, "ignore_codes");
+		jw_object_null(jw, "timeout_is");
+		jw_object_null(jw, "signal_is");
+		jw_object_null(jw, "on_open");
+		jw_object_null(jw, "on_busy");
+		jw_object_null(jw, "open_exit_code");
+		return;
+	}
+	JW_DOUBLE(jw, "jitter", s->jitter);
+	jw_object_i64(jw, "probe_lease_ms", s->probe_lease_ms);
+	JW_BOOL(jw, "probe_set", s->probe_set);
+	if (s->probe_set)
+		jw_object_i64(jw, "probe_timeout_ms", s->probe_timeout_ms);
+	else
+		jw_object_null(jw, "probe_timeout_ms");
+	jw_object_i64(jw, "kill_after_ms", s->kill_after_ms);
+	if (s->slow_call_ms > 0)
+		jw_object_i64(jw, "slow_call_ms", s->slow_call_ms);
+	else
+		jw_object_null(jw, "slow_call_ms");
+	format_codes(&s->failure_codes, codes, sizeof codes);
+	jw_object_string_or_null(jw, "failure_codes", codes);
+	format_codes(&s->success_codes, codes, sizeof codes);
+	jw_object_string_or_null(jw, "success_codes", codes);
+	format_codes(&s->ignore_codes, codes, sizeof codes);
+	jw_object_string_or_null(jw, "ignore_codes", codes);
+	jw_object_string_or_null(jw, "timeout_is",
+	    verdict_name[s->timeout_is % 3]);
+	jw_object_string_or_null(jw, "signal_is",
+	    verdict_name[s->signal_is % 3]);
+	jw_object_string_or_null(jw, "on_open", on_open_name[s->on_open & 1]);
+	jw_object_string_or_null(jw, "on_busy", on_open_name[s->on_busy & 1]);
+	jw_object_i64(jw, "open_exit_code", s->open_exit_code);
+}
+
 /* The policy the breaker last ran under (SPEC 7), or null. */
 static void
 json_policy(struct json_writer *jw, const struct cb_record *r)
@@ -137,6 +192,26 @@ json_policy(struct json_writer *jw, const struct cb_record *r)
 	preset = preset_name(s->preset);
 	jw_object_string_or_null(jw, "preset", preset != NULL ? preset : "");
 	jw_object_u64(jw, "max_concurrent", s->max_concurrent);
+	json_policy4(jw, s);
+	jw_end(jw);
+}
+
+/* Who ran the last run (SPEC 7), or null: never its arguments. */
+static void
+json_run_by(struct json_writer *jw, const struct cb_record *r)
+{
+	const struct cb_runby	*by = &r->last_run_by;
+
+	jw_object_time(jw, "last_success", r->last_success_ms);
+	if (by->user[0] == '\0' && by->host[0] == '\0' &&
+	    by->argv0[0] == '\0') {
+		jw_object_null(jw, "last_run_by");
+		return;
+	}
+	jw_object_begin_object(jw, "last_run_by");
+	jw_object_string_or_null(jw, "user", by->user);
+	jw_object_string_or_null(jw, "host", by->host);
+	jw_object_string_or_null(jw, "command", by->argv0);
 	jw_end(jw);
 }
 
@@ -248,6 +323,7 @@ status_json_add(struct status_walk *w, const char *name, size_t namelen)
 	jw_object_i64(jw, "cooldown_ms", r->cooldown_ms);
 	jw_object_string_or_null(jw, "reason", r->reason);
 	json_last_failure(jw, r);
+	json_run_by(jw, r);
 	json_policy(jw, r);
 	json_slots(w, r);
 	json_window(jw, r);

@@ -29,6 +29,8 @@ struct status_prow {
 	uint32_t	 consecutive;
 	int64_t		 open_until_ms;		/* 0 unless open */
 	int64_t		 last_run_ms;
+	int64_t		 last_success_ms;	/* 0: never */
+	int64_t		 last_duration_ms;	/* -1: no run yet */
 	int64_t		 last_transition_ms;	/* 0: never changed */
 	uint64_t	 busy;
 	int		 manual;
@@ -86,6 +88,8 @@ status_prom_add(struct status_walk *w, const char *name)
 	pr->consecutive = r->consecutive_failures;
 	pr->open_until_ms = r->state == STATE_OPEN ? r->open_until_ms : 0;
 	pr->last_run_ms = r->last_run_at_ms;
+	pr->last_success_ms = r->last_success_ms;
+	pr->last_duration_ms = r->last_duration_ms;
 	pr->last_transition_ms = breaker_never_changed(r) ? 0 :
 	    r->changed_at_ms;
 	pr->busy = r->busy;
@@ -272,11 +276,42 @@ prom_gauges(struct status_walk *w)
 	}
 }
 
+/* Freshness (SPEC 7): the last success and how long the last run took,
+ * for "no success for a day". */
+static void
+prom_freshness(struct status_walk *w)
+{
+	const struct status_prow	*pr;
+	struct obuf			*o = w->ob;
+	size_t				 i;
+
+	prom_family(o, "cbexec_last_success_timestamp_seconds", "gauge",
+	    "When the last run that succeeded ended, as Unix time; 0 before "
+	    "the first.");
+	for (i = 0; i < w->nprows; i++) {
+		pr = &w->prows[i];
+		PROM_SAMPLE(o, "cbexec_last_success_timestamp_seconds", pr,
+		    NULL, NULL);
+		prom_time(o, pr->last_success_ms);
+	}
+	prom_family(o, "cbexec_last_duration_seconds", "gauge",
+	    "How long the last guarded run took; 0 before the first.");
+	for (i = 0; i < w->nprows; i++) {
+		pr = &w->prows[i];
+		PROM_SAMPLE(o, "cbexec_last_duration_seconds", pr, NULL, NULL);
+		if (pr->last_duration_ms > 0)
+			prom_time(o, pr->last_duration_ms);
+		else
+			OUT_LIT(o, "0\n");
+	}
+}
+
 void
 status_prom_print(struct status_walk *w)
 {
 	prom_counters(w);
 	prom_gauges(w);
+	prom_freshness(w);
 	/* SPEC section 4: an alert when the config file cannot be used. */
 	prom_family(w->ob, "cbexec_config_ok", "gauge",
 	    "1 when the config file is fine (or there is none), 0 when it "

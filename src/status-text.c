@@ -133,7 +133,17 @@ policy_of(struct cb_ctx *ctx, const char *name, struct cb_policy *p)
 
 /* The effective policy in one line. */
 static void
-print_policy(FILE *f, const struct cb_policy *p)
+print_on_open(FILE *f, const char *what, enum cb_on_open how, int code)
+{
+	if (how == ON_OPEN_SKIP)
+		fprintf(f, "; %s: skip (exit 0)", what);
+	else
+		fprintf(f, "; %s: fail (exit %d)", what, code);
+}
+
+/* probe_set: a probe command was set (the record keeps only that). */
+static void
+print_policy(FILE *f, const struct cb_policy *p, int probe_set)
 {
 	char	a[32], b[32];
 
@@ -163,18 +173,47 @@ print_policy(FILE *f, const struct cb_policy *p)
 		fprintf(f, ", jitter %g", p->jitter);
 	fprintf(f, "; %u probe%s", p->half_open_max_calls,
 	    p->half_open_max_calls == 1 ? "" : "s");
+	if (probe_set) {
+		format_duration(p->probe_timeout_ms, a, sizeof a);
+		fprintf(f, " by the probe command (killed after %s)", a);
+	}
 	if (p->timeout_ms > 0) {
 		format_duration(p->timeout_ms, a, sizeof a);
 		fprintf(f, "; timeout %s", a);
+		if (p->kill_after_ms > 0) {
+			format_duration(p->kill_after_ms, b, sizeof b);
+			fprintf(f, ", SIGKILL %s later", b);
+		}
+	}
+	if (p->slow_call_ms > 0) {
+		format_duration(p->slow_call_ms, a, sizeof a);
+		fprintf(f, "; slower than %s fails", a);
 	}
 	if (preset_name(p->preset) != NULL)
 		fprintf(f, "; preset %s", preset_name(p->preset));
-	if (p->max_concurrent > 0)
+	if (p->max_concurrent > 0) {
 		fprintf(f, "; at most %u running", p->max_concurrent);
-	if (p->on_open == ON_OPEN_SKIP)
-		fputs("; on open: skip (exit 0)\n", f);
-	else
-		fprintf(f, "; on open: fail (exit %d)\n", p->open_exit_code);
+		print_on_open(f, "on busy", p->on_busy, p->open_exit_code);
+	}
+	print_on_open(f, "on open", p->on_open, p->open_exit_code);
+	fputc('\n', f);
+}
+
+/* The exit code classes and what a timeout or a signal counts as. */
+static void
+print_codes(FILE *f, const struct cb_policy *p)
+{
+	static const char *const verdict[] = { "failure", "success", "ignored" };
+	char	a[1200];
+
+	label(f, "Codes");
+	format_codes(&p->failure_codes, a, sizeof a);
+	fprintf(f, "failure %s", a);
+	format_codes(&p->success_codes, a, sizeof a);
+	fprintf(f, ", success %s", a);
+	format_codes(&p->ignore_codes, a, sizeof a);
+	fprintf(f, ", ignored %s; timeout: %s, signal: %s\n", a,
+	    verdict[p->timeout_is % 3], verdict[p->signal_is % 3]);
 }
 
 static void
@@ -376,6 +415,38 @@ print_last_failure(struct status_walk *w)
 	fprintf(f, " after %s\n", c);
 }
 
+/* Who ran the last run, and when the last success was (SPEC 7). */
+static void
+print_run_by(struct status_walk *w)
+{
+	const struct cb_record	*r = &w->rec;
+	const struct cb_runby	*by = &r->last_run_by;
+	FILE			*f = w->out;
+	char			 a[48], b[48];
+
+	if (by->user[0] != '\0' || by->host[0] != '\0' ||
+	    by->argv0[0] != '\0') {
+		label(f, "Run by");
+		put_text(f, by->user[0] != '\0' ? by->user : "?");
+		fputs(" on ", f);
+		put_text(f, by->host[0] != '\0' ? by->host : "?");
+		if (by->argv0[0] != '\0') {
+			fputs(": ", f);
+			put_text(f, by->argv0);
+		}
+		fputc('\n', f);
+	}
+	if (r->last_run_at_ms == 0)
+		return;
+	label(f, "Succeeded");
+	if (r->last_success_ms > 0) {
+		local_time(r->last_success_ms, a, sizeof a);
+		ago(w->now, r->last_success_ms, b, sizeof b);
+		fprintf(f, "%s (%s)\n", a, b);
+	} else
+		fputs("never\n", f);
+}
+
 /* The live run slots' holders (max_concurrent). */
 static void
 print_running(struct status_walk *w)
@@ -447,7 +518,9 @@ status_text_detail(struct status_walk *w, const char *name)
 	fprintf(f, "%s toward tripping (%s)\n", a,
 	    breaker_trip_policy_name(p.trip_policy));
 	label(f, "Policy");
-	print_policy(f, &p);
+	print_policy(f, &p, r->policy.full ? r->policy.probe_set :
+	    p.probe != NULL);
+	print_codes(f, &p);
 	print_running(w);
 
 	print_strip(w);
@@ -485,6 +558,7 @@ status_text_detail(struct status_walk *w, const char *name)
 		fprintf(f, " after %s\n", c);
 	} else
 		fputs("none yet\n", f);
+	print_run_by(w);
 	print_last_failure(w);
 	print_history(w);
 	return 0;

@@ -4,15 +4,24 @@
  * TCP or Unix socket connection with its AUTH and SELECT, made again when
  * it was lost, one command or one pipelined reply at a time, and the
  * messages for a server that went away, does not answer within
- * store_timeout, or answers with an error.  SIGPIPE stays blocked while
- * we talk.  One of the three files that include hiredis.h
- * (store-redis-int.h).
+ * store_timeout, or answers with an error.  The socket is non-blocking
+ * and every wait is ours, in poll(2) against one deadline: that of the
+ * connection (the lookup, every address, AUTH and SELECT; with Sentinel
+ * the sentinels and ROLE too), then one per command, its whole reply
+ * included, so that a server dripping one byte at a time costs at most
+ * store_timeout.  SIGINT, SIGTERM, SIGHUP and SIGQUIT act during a wait
+ * even where run holds them blocked: they end cbexec at once, with
+ * nothing recorded.  SIGPIPE stays blocked while we talk.  One of the
+ * files that include hiredis.h (store-redis-int.h).
  */
 #include <sys/time.h>
 #include <sys/types.h>
 
+#include <sys/socket.h>
+
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -66,7 +75,9 @@ redis_io_error(struct store_redis *sr, const char *what, struct cb_err *err)
 	const char	*why = "connection lost";
 
 	sr->timedout = 0;
-	if (sr->c != NULL && sr->c->err != 0) {
+	if (sr->late)
+		why = NULL;
+	else if (sr->c != NULL && sr->c->err != 0) {
 		why = sr->c->errstr;
 		if (strstr(why, "temporarily unavailable") != NULL ||
 		    strstr(why, "timed out") != NULL)
@@ -101,23 +112,77 @@ redis_bad_reply(struct store_redis *sr, const char *what, redisReply *r,
 			len--;
 		err_set(err, "%s in state '%s': %.*s", what, sr->s.path,
 		    (int)len, r->str);
+		/* A replica now: with Sentinel, look for the master again. */
+		if (strncmp(r->str, "READONLY", 8) == 0)
+			sr->readonly = 1;
 	} else
 		err_set(err, "%s in state '%s': unexpected reply (type %d)",
 		    what, sr->s.path, r != NULL ? r->type : -1);
 	sr->s.down = 1;
 }
 
-/* One command, waiting for its reply; NULL after filling err. */
-redisReply *
-redis_call(struct store_redis *sr, const char *what, int argc,
-    const char **argv, const size_t *lens, struct cb_err *err)
-{
-	redisReply	*r;
+/* The signals that end a wait for the store (SPEC section 5). */
+static const int redis_quit[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 
-	r = redisCommandArgv(sr->c, argc, argv, lens);
-	if (r == NULL)
-		redis_io_error(sr, what, err);
-	return r;
+/*
+ * Wait until the socket is ready for events, or the deadline.  The four
+ * quitting signals are let through for the wait: their default action
+ * ends cbexec at once (a handler's EINTR only makes us look again).
+ * Returns 0 ready, -1 late (sr->late set).
+ */
+static int
+redis_wait(struct store_redis *sr, short events)
+{
+	struct pollfd	pfd;
+	struct timespec	ts;
+	sigset_t	mask;
+	int64_t		left;
+	size_t		i;
+	int		n;
+
+	(void)sigprocmask(SIG_SETMASK, NULL, &mask);
+	for (i = 0; i < sizeof redis_quit / sizeof redis_quit[0]; i++)
+		sigdelset(&mask, redis_quit[i]);
+	for (;;) {
+		if ((left = sr->deadline - clock_mono_ms()) <= 0) {
+			sr->late = 1;
+			return -1;
+		}
+		pfd.fd = sr->c->fd;
+		pfd.events = events;
+		pfd.revents = 0;
+		ts.tv_sec = (time_t)(left / 1000);
+		ts.tv_nsec = (long)(left % 1000) * 1000000;
+		if ((n = ppoll(&pfd, 1, &ts, &mask)) > 0)
+			return 0;
+		if (n == -1 && errno != EINTR) {
+			sr->late = 1;
+			return -1;
+		}
+	}
+}
+
+void
+redis_begin(struct store_redis *sr)
+{
+	if (!sr->connecting)
+		sr->deadline = clock_mono_ms() + sr->timeout_ms;
+}
+
+/* Write out what is queued, within the deadline; 0 or -1. */
+static int
+redis_flush(struct store_redis *sr)
+{
+	int	done = 0;
+
+	for (;;) {
+		if (redisBufferWrite(sr->c, &done) != REDIS_OK)
+			return -1;
+		if (done)
+			return 0;
+		if (redis_wait(sr, POLLOUT) == -1)
+			return -1;
+	}
 }
 
 /* Read the next pipelined reply; NULL after filling err. */
@@ -126,11 +191,35 @@ redis_next(struct store_redis *sr, const char *what, struct cb_err *err)
 {
 	void	*r = NULL;
 
-	if (redisGetReply(sr->c, &r) != REDIS_OK || r == NULL) {
+	sr->late = 0;
+	if (sr->c == NULL || sr->c->err != 0 || redis_flush(sr) == -1)
+		goto io;
+	for (;;) {
+		if (redisGetReplyFromReader(sr->c, &r) != REDIS_OK)
+			goto io;
+		if (r != NULL)
+			return r;
+		if (redis_wait(sr, POLLIN) == -1 ||
+		    redisBufferRead(sr->c) != REDIS_OK)
+			goto io;
+	}
+io:
+	redis_io_error(sr, what, err);
+	return NULL;
+}
+
+/* One command, waiting for its reply; NULL after filling err. */
+redisReply *
+redis_call(struct store_redis *sr, const char *what, int argc,
+    const char **argv, const size_t *lens, struct cb_err *err)
+{
+	redis_begin(sr);
+	if (sr->c == NULL ||
+	    redisAppendCommandArgv(sr->c, argc, argv, lens) != REDIS_OK) {
 		redis_io_error(sr, what, err);
 		return NULL;
 	}
-	return r;
+	return redis_next(sr, what, err);
 }
 
 int
@@ -143,119 +232,130 @@ redis_expect_ok(struct store_redis *sr, const char *what, redisReply *r,
 	return -1;
 }
 
-/* Connecting took longer than store_timeout. */
+/* Connecting took longer than the deadline. */
 static int
-redis_slow(struct store_redis *sr, struct cb_err *err)
+redis_slow(struct store_redis *sr, const char *what, struct cb_err *err)
 {
-	err_set(err, "cannot connect to Redis in state '%s': no answer "
-	    "within %lldms", sr->s.path, (long long)sr->timeout_ms);
+	err_set(err, "%s in state '%s': no answer within %lldms", what,
+	    sr->s.path, (long long)sr->timeout_ms);
 	sr->timedout = 1;
 	sr->s.down = 1;
 	return -1;
 }
 
 /*
- * A TCP connection to one of the host's addresses, the lookup and every
- * attempt together within store_timeout; NULL after filling err.
+ * Finish a non-blocking connect in sr->c within the deadline: 0, or -1
+ * with sr->c freed and err filled.
  */
 static int
-redis_connect_tcp(struct store_redis *sr, struct cb_err *err)
+redis_connected(struct store_redis *sr, const char *what, struct cb_err *err)
 {
-	struct resolved		ad;
-	struct cb_err		why;
-	struct timeval		tv;
-	int64_t			deadline, left;
-	int			i;
+	socklen_t	len;
+	int		e = 0, flags;
 
-	deadline = clock_mono_ms() + sr->timeout_ms;
-	switch (resolve_host(sr->u.host, deadline, &ad, &why)) {
-	case RESOLVE_LATE:
-		return redis_slow(sr, err);
-	case RESOLVE_FAILED:
-		err_set(err, "cannot connect to Redis in state '%s': %s",
-		    sr->s.path, why.msg);
-		sr->s.down = 1;
-		return -1;
-	}
-	for (i = 0; i < ad.n; i++) {
-		if (sr->c != NULL) {
-			redisFree(sr->c);
-			sr->c = NULL;
-		}
-		if ((left = deadline - clock_mono_ms()) <= 0)
-			return redis_slow(sr, err);
-		tv.tv_sec = (time_t)(left / 1000);
-		tv.tv_usec = (suseconds_t)(left % 1000 * 1000);
-		sr->c = redisConnectWithTimeout(ad.addr[i], sr->u.port, tv);
-		if (sr->c == NULL || sr->c->err == 0)
-			break;
-	}
-	return 0;
-}
-
-/* Connect, AUTH and SELECT, unless a healthy connection exists. */
-int
-redis_connect(struct store_redis *sr, struct cb_err *err)
-{
-	redisReply	*r;
-	const char	*argv[3];
-	char		 db[16];
-	int		 flags, n;
-
-	if (sr->c != NULL) {
-		if (sr->c->err == 0)
-			return 0;
-		redisFree(sr->c);
-		sr->c = NULL;
-	}
-	if (sr->u.sock != NULL)
-		sr->c = redisConnectUnixWithTimeout(sr->u.sock, sr->tv);
-	else if (redis_connect_tcp(sr, err) == -1)
-		return -1;
 	if (sr->c == NULL) {
-		err_set(err, "cannot connect to Redis state '%s': out of "
-		    "memory", sr->s.path);
+		err_set(err, "%s in state '%s': out of memory", what,
+		    sr->s.path);
 		sr->s.down = 1;
 		return -1;
 	}
 	if (sr->c->err != 0) {
-		redis_io_error(sr, "cannot connect to Redis", err);
+		redis_io_error(sr, what, err);
 		return -1;
 	}
+	sr->late = 0;
+	if (redis_wait(sr, POLLOUT) == -1) {
+		redisFree(sr->c);
+		sr->c = NULL;
+		return redis_slow(sr, what, err);
+	}
+	len = sizeof e;
+	if (getsockopt(sr->c->fd, SOL_SOCKET, SO_ERROR, &e, &len) == -1)
+		e = errno;
 	/* The wrapped command must inherit no cbexec descriptor. */
-	if ((flags = fcntl(sr->c->fd, F_GETFD)) == -1 ||
-	    fcntl(sr->c->fd, F_SETFD, flags | FD_CLOEXEC) == -1 ||
-	    redisSetTimeout(sr->c, sr->tv) != REDIS_OK) {
-		err_set(err, "cannot set up the connection to Redis state "
-		    "'%s': %s", sr->s.path, strerror(errno));
+	if (e == 0 && ((flags = fcntl(sr->c->fd, F_GETFD)) == -1 ||
+	    fcntl(sr->c->fd, F_SETFD, flags | FD_CLOEXEC) == -1))
+		e = errno;
+	if (e != 0) {
+		err_set(err, "%s in state '%s': %s", what, sr->s.path,
+		    strerror(e));
 		sr->s.down = 1;
 		redisFree(sr->c);
 		sr->c = NULL;
 		return -1;
 	}
+	/* Every wait is redis_wait's: hiredis must never block. */
+	sr->c->flags &= ~REDIS_BLOCK;
+	return 0;
+}
 
-	if (sr->password != NULL) {
+int
+redis_open_tcp(struct store_redis *sr, const char *host, int port,
+    const char *what, struct cb_err *err)
+{
+	struct resolved		ad;
+	struct cb_err		why;
+	int			i;
+
+	if (sr->c != NULL) {
+		redisFree(sr->c);
+		sr->c = NULL;
+	}
+	switch (resolve_host(host, sr->deadline, &ad, &why)) {
+	case RESOLVE_LATE:
+		return redis_slow(sr, what, err);
+	case RESOLVE_FAILED:
+		err_set(err, "%s in state '%s': %s", what, sr->s.path,
+		    why.msg);
+		sr->s.down = 1;
+		return -1;
+	}
+	for (i = 0; i < ad.n; i++) {
+		if (clock_mono_ms() >= sr->deadline)
+			return redis_slow(sr, what, err);
+		sr->c = redisConnectNonBlock(ad.addr[i], port);
+		if (redis_connected(sr, what, err) == 0)
+			return 0;
+		if (sr->timedout)
+			return -1;
+	}
+	return -1;
+}
+
+int
+redis_session(struct store_redis *sr, const char *who, const char *user,
+    const char *password, long db, struct cb_err *err)
+{
+	redisReply	*r;
+	const char	*argv[3];
+	char		 dbs[16], what[400];
+	int		 n;
+
+	if (password != NULL) {
 		n = 0;
 		argv[n++] = "AUTH";
-		if (sr->u.user != NULL)
-			argv[n++] = sr->u.user;
-		argv[n++] = sr->password;
-		if ((r = redis_call(sr, "cannot authenticate to Redis", n,
-		    argv, NULL, err)) == NULL)
+		if (user != NULL)
+			argv[n++] = user;
+		argv[n++] = password;
+		snprintf(what, sizeof what, "cannot authenticate to %s", who);
+		if ((r = redis_call(sr, what, n, argv, NULL, err)) == NULL)
 			return -1;
-		n = redis_expect_ok(sr, "Redis refused AUTH", r, err);
+		snprintf(what, sizeof what, "%s refused AUTH", who);
+		n = redis_expect_ok(sr, what, r, err);
 		freeReplyObject(r);
 		if (n == -1)
 			goto drop;
 	}
-	if (sr->u.db != 0) {
-		snprintf(db, sizeof db, "%ld", sr->u.db);
+	if (db != 0) {
+		snprintf(dbs, sizeof dbs, "%ld", db);
 		argv[0] = "SELECT";
-		argv[1] = db;
-		if ((r = redis_call(sr, "cannot select the Redis database", 2,
-		    argv, NULL, err)) == NULL)
+		argv[1] = dbs;
+		snprintf(what, sizeof what, "cannot select the database of %s",
+		    who);
+		if ((r = redis_call(sr, what, 2, argv, NULL, err)) == NULL)
 			return -1;
-		n = redis_expect_ok(sr, "Redis refused SELECT", r, err);
+		snprintf(what, sizeof what, "%s refused SELECT", who);
+		n = redis_expect_ok(sr, what, r, err);
 		freeReplyObject(r);
 		if (n == -1)
 			goto drop;
@@ -265,4 +365,37 @@ drop:
 	redisFree(sr->c);
 	sr->c = NULL;
 	return -1;
+}
+
+/* Connect, AUTH and SELECT, unless a healthy connection exists. */
+int
+redis_connect(struct store_redis *sr, struct cb_err *err)
+{
+	static const char	what[] = "cannot connect to Redis";
+	int			rc;
+
+	if (sr->c != NULL) {
+		if (sr->c->err == 0)
+			return 0;
+		redisFree(sr->c);
+		sr->c = NULL;
+	}
+	sr->readonly = 0;
+	sr->deadline = clock_mono_ms() + sr->timeout_ms;
+	sr->connecting = 1;
+	if (sr->u.master != NULL)
+		rc = redis_sentinel_connect(sr, err);
+	else {
+		if (sr->u.sock != NULL) {
+			sr->c = redisConnectUnixNonBlock(sr->u.sock);
+			rc = redis_connected(sr, what, err);
+		} else
+			rc = redis_open_tcp(sr, sr->u.host, sr->u.port, what,
+			    err);
+		if (rc == 0)
+			rc = redis_session(sr, "Redis", sr->u.user,
+			    sr->password, sr->u.db, err);
+	}
+	sr->connecting = 0;
+	return rc;
 }

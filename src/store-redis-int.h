@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * store-redis-int.h: what the three files of the fleet store share:
+ * store-redis-int.h: what the four files of the fleet store share:
  * store-redis.c (the operations: opening, the optimistic update, get),
  * store-redis-conn.c (connecting, and the calls and replies under every
- * command) and store-redis-scan.c (SCAN of the prefix and what walks it:
- * each, prune and max_records eviction).  These three, and only these,
+ * command), store-redis-sentinel.c (finding the master through Redis
+ * Sentinel) and store-redis-scan.c (SCAN of the prefix and what walks it:
+ * each, prune and max_records eviction).  These four, and only these,
  * include hiredis.h, and only when built with it (CBEXEC_REDIS); store.h
  * is the interface for everyone else.
  */
@@ -27,10 +28,17 @@ struct store_redis {
 	struct store	 s;		/* first: what we hand out */
 	struct redis_url u;
 	char		*password;
-	struct timeval	 tv;
+	char		*sentinel_password;
 	int64_t		 timeout_ms;
+	int64_t		 deadline;	/* monotonic ms: the current command's,
+					 * or the connection's, end */
+	int		 connecting;	/* keep the connection's deadline */
+	int		 late;		/* the last wait passed the deadline */
+	int		 readonly;	/* an error reply said READONLY */
 	redisContext	*c;		/* NULL: not connected */
 	int		 timedout;	/* the last I/O error was a timeout */
+	char		 master[300];	/* Sentinel: host:port of the master */
+	char		 named_by[300];	/* ... and the sentinel that named it */
 	struct cb_buf	 key;		/* prefix + NAME */
 	size_t		 prefixlen;
 	struct cb_buf	 out;		/* update callback output, reused */
@@ -52,8 +60,41 @@ struct store_redis {
 void		 redis_pipe_block(sigset_t *old);
 void		 redis_pipe_restore(const sigset_t *old);
 
-/* Connect, AUTH and SELECT, unless a healthy connection exists; 0 or -1. */
+/*
+ * Connect, AUTH and SELECT, unless a healthy connection exists; 0 or -1.
+ * Everything it does shares one store_timeout: the name lookup, each
+ * address, AUTH and SELECT, and with Sentinel the sentinels and ROLE.
+ */
 int		 redis_connect(struct store_redis *, struct cb_err *);
+
+/*
+ * The pieces of a connection, for store-redis-sentinel.c, within
+ * sr->deadline: a TCP connection to host:port into sr->c (what starts
+ * the messages), and AUTH [user] password (when password is not NULL)
+ * and SELECT db (when not 0) on it, who ("Redis", "sentinel H:P") named
+ * in the messages.  0, or -1 with err filled and sr->c NULL.
+ */
+int		 redis_open_tcp(struct store_redis *, const char *host,
+		    int port, const char *what, struct cb_err *);
+int		 redis_session(struct store_redis *, const char *who,
+		    const char *user, const char *password, long db,
+		    struct cb_err *);
+
+/*
+ * Ask the sentinels of sr->u in turn for the master's address, connect
+ * to it (AUTH, SELECT), and check with ROLE that it is the master; fill
+ * sr->master and sr->named_by.  0, or -1 with err filled and sr->s.down
+ * set (store-redis-sentinel.c).
+ */
+int		 redis_sentinel_connect(struct store_redis *, struct cb_err *);
+
+/*
+ * Start the deadline of one command (or one pipeline of them) to come:
+ * store_timeout from now, its whole reply included.  redis_call does it
+ * itself; whoever pipelines calls it before the redis_next calls.
+ * During redis_connect the connection's deadline holds instead.
+ */
+void		 redis_begin(struct store_redis *);
 
 /*
  * One command and its reply, or the next reply of a pipeline; NULL after

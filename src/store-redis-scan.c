@@ -27,6 +27,19 @@
 #define REDIS_SCAN_COUNT	"500"
 #define REDIS_MGET_BATCH	200
 
+/*
+ * A SCAN walk is bounded, so that a server that never returns cursor 0
+ * cannot make status or gc run for ever: at most REDIS_SCAN_STEPS steps
+ * plus one per 16 keys the database holds (DBSIZE, counted up to
+ * REDIS_SCAN_KEYS_MAX).  Redis visits at least COUNT (500) buckets a
+ * step and keeps its table at most about ten times fuller than its keys
+ * (it shrinks below 10% fill), so a real walk takes at most DBSIZE/50
+ * steps: this is three times that, and each step is a command bounded
+ * by store_timeout.
+ */
+#define REDIS_SCAN_STEPS	256
+#define REDIS_SCAN_KEYS_MAX	(1LL << 24)
+
 struct redis_name {
 	char	*key;
 	size_t	 len;
@@ -63,22 +76,55 @@ redis_pattern(const struct store_redis *sr)
 	return pat;
 }
 
-/* Every key under the prefix, sorted, without SCAN's duplicates. */
+/* DBSIZE: the keys of the database, or -1 after filling err. */
+static long long
+redis_dbsize(struct store_redis *sr, const char *what, struct cb_err *err)
+{
+	const char	*argv[1] = { "DBSIZE" };
+	redisReply	*r;
+	long long	 k;
+
+	if ((r = redis_call(sr, what, 1, argv, NULL, err)) == NULL)
+		return -1;
+	if (r->type != REDIS_REPLY_INTEGER || r->integer < 0) {
+		redis_bad_reply(sr, what, r, err);
+		k = -1;
+	} else
+		k = r->integer;
+	freeReplyObject(r);
+	return k;
+}
+
+/*
+ * Every key under the prefix, sorted, without SCAN's duplicates, in a
+ * walk bounded by dbsize (as DBSIZE said; -1: ask it here).
+ */
 static int
-redis_scan(struct store_redis *sr, struct redis_name **namesp, size_t *np,
-    struct cb_err *err)
+redis_scan(struct store_redis *sr, long long dbsize,
+    struct redis_name **namesp, size_t *np, struct cb_err *err)
 {
 	static const char	 what[] = "cannot list breakers";
 	struct redis_name	*names = NULL;
 	redisReply		*r, *keys;
 	const char		*argv[6];
 	char			 cursor[32], *pat;
-	size_t			 n = 0, cap = 0, i, j;
+	size_t			 n = 0, cap = 0, i, j, step, steps;
 	int			 rc = -1;
 
 	pat = redis_pattern(sr);
+	if (dbsize < 0 && (dbsize = redis_dbsize(sr, what, err)) < 0)
+		goto out;
+	steps = REDIS_SCAN_STEPS + (size_t)((dbsize < REDIS_SCAN_KEYS_MAX ?
+	    dbsize : REDIS_SCAN_KEYS_MAX) / 16);
 	snprintf(cursor, sizeof cursor, "0");
-	for (;;) {
+	for (step = 0;; step++) {
+		if (step == steps) {
+			err_set(err, "%s in state '%s': SCAN did not end "
+			    "after %zu steps, with %lld keys in the database",
+			    what, sr->s.path, steps, dbsize);
+			sr->s.down = 1;
+			goto out;
+		}
 		argv[0] = "SCAN";
 		argv[1] = cursor;
 		argv[2] = "MATCH";
@@ -161,7 +207,7 @@ redis_each(struct store *s, store_each_fn fn, void *arg, struct cb_err *err)
 		s->down = 0;
 		if (redis_connect(sr, err) == -1)
 			goto out;
-		if ((rc = redis_scan(sr, &names, &n, err)) == 0)
+		if ((rc = redis_scan(sr, -1, &names, &n, err)) == 0)
 			break;
 		if (sr->c != NULL || sr->timedout)
 			goto out;	/* an error reply, or no answer */
@@ -406,18 +452,16 @@ redis_evict(struct store_redis *sr, const char *made)
 	struct redis_cand	*cand = NULL;
 	struct redis_cond	 c;
 	struct cb_err		 err;
-	redisReply		*r;
-	const char		*argv[1] = { "DBSIZE" };
 	sigset_t		 old;
-	size_t			*idx = NULL, n = 0, nc = 0, ns, i, want, k;
+	size_t			*idx = NULL, n = 0, nc = 0, ns, i, want;
+	long long		 k;
 
 	redis_pipe_block(&old);
 	if (redis_connect(sr, &err) == -1 ||
-	    (r = redis_call(sr, "cannot evict", 1, argv, NULL, &err)) == NULL)
+	    (k = redis_dbsize(sr, "cannot evict", &err)) == -1)
 		goto out;
-	k = r->type == REDIS_REPLY_INTEGER ? (size_t)r->integer : SIZE_MAX;
-	freeReplyObject(r);
-	if (k <= sr->max_records || redis_scan(sr, &names, &n, &err) == -1 ||
+	if ((unsigned long long)k <= sr->max_records ||
+	    redis_scan(sr, k, &names, &n, &err) == -1 ||
 	    n <= sr->max_records)
 		goto out;
 	want = n - sr->max_records;

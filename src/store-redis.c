@@ -45,8 +45,8 @@
 int
 store_is_redis(const char *path)
 {
-	return path != NULL && (strncmp(path, "redis://", 8) == 0 ||
-	    strncmp(path, "unix:", 5) == 0);
+	return path != NULL && (redis_state_kind(path) == STATE_REDIS ||
+	    redis_state_kind(path) == STATE_SENTINEL);
 }
 
 #ifndef CBEXEC_REDIS
@@ -68,6 +68,15 @@ store_redis_open(const struct store_redis_opts *opts, struct cb_err *err)
 	err_set(err, "cannot use Redis state '%s': cbexec was built without "
 	    "Redis support (hiredis; make WITH_REDIS=1)", opts->url);
 	return NULL;
+}
+
+int
+store_redis_master(struct store *s, char *buf, size_t len)
+{
+	(void)s;
+	(void)buf;
+	(void)len;
+	return -1;
 }
 
 #else
@@ -140,9 +149,10 @@ redis_unwatch(struct store_redis *sr)
 {
 	const char	*argv[1] = { "UNWATCH" };
 	redisReply	*r;
+	struct cb_err	 e;
 
-	if (sr->c != NULL && (r = redisCommandArgv(sr->c, 1, argv, NULL)) !=
-	    NULL)
+	if (sr->c != NULL && (r = redis_call(sr, "UNWATCH", 1, argv, NULL,
+	    &e)) != NULL)
 		freeReplyObject(r);
 }
 
@@ -160,6 +170,7 @@ redis_watch_get(struct store_redis *sr, const char *msg, redisReply **getp,
 	size_t		 lens[2];
 	int		 rc;
 
+	redis_begin(sr);
 	argv[0] = "WATCH";
 	argv[1] = (const char *)sr->key.data;
 	lens[0] = 5;
@@ -239,6 +250,7 @@ redis_exec(struct store_redis *sr, const char *msg, int action,
 	size_t		 lens[3];
 	int		 rc;
 
+	redis_begin(sr);
 	argv[0] = "MULTI";
 	if (redisAppendCommandArgv(sr->c, 1, argv, NULL) != REDIS_OK)
 		goto io;
@@ -262,6 +274,12 @@ redis_exec(struct store_redis *sr, const char *msg, int action,
 	freeReplyObject(r);
 	if ((r = redis_next(sr, msg, err)) == NULL)
 		return -1;
+	/* A replica refuses SET at once (READONLY): say that, not EXEC's
+	 * EXECABORT. */
+	if (rc == 0 && r->type == REDIS_REPLY_ERROR) {
+		redis_bad_reply(sr, msg, r, err);
+		rc = -1;
+	}
 	freeReplyObject(r);
 	if ((r = redis_next(sr, msg, err)) == NULL)
 		return -1;
@@ -330,6 +348,7 @@ redis_update_loop(struct store_redis *sr, const char *name,
 
 	s->down = 0;
 	sr->timedout = 0;
+	sr->readonly = 0;
 	if (redis_key(sr, name, "cannot update breaker", err) == -1)
 		return -1;
 	redis_pipe_block(&old);
@@ -339,6 +358,11 @@ redis_update_loop(struct store_redis *sr, const char *name,
 			break;
 		}
 		rc = redis_try_update(sr, name, fn, arg, err);
+		/* Sentinel: the master we had became a replica (a failover
+		 * after we connected); nothing was written: find the new. */
+		if (rc == -1 && sr->readonly && sr->u.master != NULL &&
+		    !reconnected)
+			rc = 2;
 		if (rc == 2 && !reconnected && !sr->timedout) {
 			/* Dropped while idle (a restart): once more. */
 			reconnected = 1;
@@ -490,6 +514,11 @@ redis_close(struct store *s)
 		explicit_bzero(sr->password, strlen(sr->password));
 		free(sr->password);
 	}
+	if (sr->sentinel_password != NULL) {
+		explicit_bzero(sr->sentinel_password,
+		    strlen(sr->sentinel_password));
+		free(sr->sentinel_password);
+	}
 	redis_url_free(&sr->u);
 	buf_free(&sr->key);
 	buf_free(&sr->out);
@@ -512,6 +541,8 @@ store_redis_open(const struct store_redis_opts *opts, struct cb_err *err)
 	}
 	sr->s.ops = &redis_ops;
 	sr->s.path = xstrdup(opts->url);
+	if (opts->sentinel_password != NULL)
+		sr->sentinel_password = xstrdup(opts->sentinel_password);
 	if (opts->password != NULL)
 		sr->password = xstrdup(opts->password);
 	else if (sr->u.user != NULL) {
@@ -521,8 +552,6 @@ store_redis_open(const struct store_redis_opts *opts, struct cb_err *err)
 		return NULL;
 	}
 	sr->timeout_ms = opts->timeout_ms > 0 ? opts->timeout_ms : 250;
-	sr->tv.tv_sec = (time_t)(sr->timeout_ms / 1000);
-	sr->tv.tv_usec = (suseconds_t)(sr->timeout_ms % 1000 * 1000);
 	sr->prefixlen = strlen(opts->prefix);
 	if (opts->rank != NULL) {
 		sr->max_records = opts->max_records;

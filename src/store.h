@@ -210,11 +210,13 @@ struct store	*store_lmdb_open(const struct store_opts *, struct cb_err *);
 
 /* Options of the Redis store (SPEC section 9). */
 struct store_redis_opts {
-	const char	*url;		/* redis://[user@]host[:port][/db] or
-					 * unix:/path/to/redis.sock[?db=N] */
+	const char	*url;		/* redis://[user@]host[:port][/db],
+					 * unix:/path/to/redis.sock[?db=N] or
+					 * redis-sentinel://... (redis-url.h) */
 	const char	*prefix;	/* prepended to every NAME: "cbexec:" */
 	int64_t		 timeout_ms;	/* connect and command timeout */
 	const char	*password;	/* AUTH [user] password, or NULL */
+	const char	*sentinel_password;	/* AUTH to sentinels, or NULL */
 	uint64_t	 max_records;	/* 0: no bound */
 	store_rank_fn	 rank;		/* required with max_records */
 };
@@ -244,6 +246,14 @@ int		 store_is_redis(const char *path);
  */
 struct store	*store_redis_open(const struct store_redis_opts *,
 		    struct cb_err *);
+
+/*
+ * For `config show`: with a redis-sentinel:// state, the master in use
+ * and the sentinel that named it ("10.0.0.5:6379, named by sentinel
+ * 10.0.0.7:26379") into buf; 0, or -1 when s is no Sentinel store or
+ * has found no master.
+ */
+int		 store_redis_master(struct store *s, char *buf, size_t len);
 
 /* For --version: "LMDB 0.9.24", the library in use (mdb_version). */
 const char	*store_lmdb_version(void);

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 41-broken-config: a config file that cannot be used never stops a job and
 # never weakens a guard (SPEC section 4, issue 18.6).  Each breaker runs,
 # guarded and recorded, under the policy it last ran under with the command
@@ -67,6 +68,18 @@ typo_said() {
 	run -0 cb trip y
 	run -75 cb run y -- true
 	run -76 cb run y -o open_exit_code=76 -- true
+}
+
+@test "the last good run's modes hold too: open_exit_code, on_open = skip" {
+	config 'defaults = { trip = { failures = 1; }; open_exit_code = 70; };' \
+	    'breakers = ( { match = "q"; on_open = "skip"; } );'
+	run -1 cb run x -- false
+	run -1 cb run q -- false
+	typo
+	run -70 cb run x -- touch ran
+	run -0 --separate-stderr cb run q -- touch ran
+	assert_equal "$stderr" "$(typo_said)"
+	assert [ ! -e ran ]
 }
 
 @test "a probe command named by the broken file is not run: the job probes itself" {

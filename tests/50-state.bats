@@ -8,10 +8,7 @@ load helper
 
 # garbage FILE: a file that is certainly not LMDB, and a copy to compare.
 garbage() {
-	local i
-	for ((i = 0; i < 256; i++)); do
-		printf 'this is not an lmdb file.\n'
-	done >"$1"
+	printf 'this is not an lmdb file.\n%.0s' {1..256} >"$1"
 	cp "$1" "$1.orig"
 }
 
@@ -220,17 +217,11 @@ meta_writes() {
 @test "3000 breakers with long names force the map to grow and all stay readable" {
 	# sync = none: this is about the map, not about fsync.
 	config 'sync = "none";'
-	local i n names=()
-	for ((i = 0; i < 1500; i++)); do
-		printf -v n 'breaker-%0190d' "$i"
-		names+=("$n")
-	done
+	# Names made by one printf each: a loop runs bats' trap per command.
+	local names
+	mapfile -t names < <(printf 'breaker-%0190d\n' {0..1499})
 	run -0 cb trip "${names[@]}"
-	names=()
-	for ((i = 1500; i < 3000; i++)); do
-		printf -v n 'breaker-%0190d' "$i"
-		names+=("$n")
-	done
+	mapfile -t names < <(printf 'breaker-%0190d\n' {1500..2999})
 	run -0 cb trip "${names[@]}"
 	# Larger than LMDB's default 1 MiB map.
 	assert [ "$(stat -c %s "$CBEXEC_STATE")" -gt 1048576 ]
@@ -296,6 +287,40 @@ meta_writes() {
 	refute_line --regexp "^ *$dead "
 	exec 4>&-
 	assert_equal "$(json_field x calls)" 2
+}
+
+@test "a config state with an unknown scheme or a relative path is a config error, not a path" {
+	unset CBEXEC_STATE
+	mkdir "$T/cwd"
+	cd "$T/cwd"
+	config 'state = "redis-sentinal://127.0.0.1:26379/mymaster/0";'
+	run -1 cb config check
+	assert_output "cbexec: $CBEXEC_CONFIG:1: state: unknown scheme 'redis-sentinal://': cbexec knows redis://, redis-sentinel:// and unix:, and file paths"
+	run cb run x -- true
+	assert_line --index 0 "cbexec: $CBEXEC_CONFIG:1: state: unknown scheme 'redis-sentinal://': cbexec knows redis://, redis-sentinel:// and unix:, and file paths"
+	# Cron's working directory is not yours: nothing made there.
+	config 'state = "var/state.mdb";'
+	run -1 cb config check
+	assert_output "cbexec: $CBEXEC_CONFIG:1: state: must be an absolute path or a Redis URL, not 'var/state.mdb' (cron's working directory is not yours)"
+	run cb run x -- true
+	assert_line --index 0 --partial "$CBEXEC_CONFIG:1: state: must be an absolute path"
+	run -0 ls -A "$T/cwd"
+	assert_output ''
+	config "state = \"$T/abs.mdb\";"
+	run -0 cb config check
+}
+
+@test "-s and CBEXEC_STATE with an unknown scheme are errors; their relative paths stay paths" {
+	mkdir "$T/cwd"
+	cd "$T/cwd"
+	run -1 cb -s 'rediss://h:6379/0' status
+	assert_output "cbexec: state from -s: unknown scheme 'rediss://': cbexec knows redis://, redis-sentinel:// and unix:, and file paths"
+	CBEXEC_STATE='redis-sentinal://h/m/0' run -1 cb status
+	assert_output --partial "state from \$CBEXEC_STATE: unknown scheme 'redis-sentinal://'"
+	run -0 ls -A "$T/cwd"
+	assert_output ''
+	CBEXEC_STATE=rel.mdb run -0 cb run x -- true
+	[ -e "$T/cwd/rel.mdb" ]
 }
 
 # hold_writer: another process takes the state's writer lock and keeps it

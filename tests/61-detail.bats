@@ -67,7 +67,7 @@ setup() {
 	ok_n r 1
 	ok_n c 1
 	run -0 cb status r
-	assert_line '     Policy: trip at 30% failures of the last 20 calls (at least 10); open 30s; 1 probe; timeout 20s; on open: skip (exit 0)'
+	assert_line '     Policy: trip at 30% failures of the last 20 calls (at least 10); open 30s; 1 probe; timeout 20s, SIGKILL 10s later; on open: skip (exit 0)'
 	run -0 cb status c
 	assert_line '     Policy: trip after 5 consecutive failures; open 1m, x2 per failed probe up to 10m; 1 probe; on open: fail (exit 75)'
 }

@@ -35,12 +35,14 @@ fishcomp() {
 # zshcomp LINE: what zsh lists for LINE after two TABs, driven through a
 # pty (zsh/zpty) with compinit loading completions/_cbexec; escape
 # sequences removed.  $2: a word the listing must show (waited for).
+# compinit keeps its dump for this file's run: the first call makes it,
+# the others load it (with -D each call took 10 s or more under load).
 zshcomp() {
 	local script=$T/zshcomp.zsh
 	cat >"$script" <<'ZSH'
 zmodload zsh/zpty
 zpty -b z zsh -f -i
-zpty -w z "PS1='%% '; fpath=($1 \$fpath); autoload -Uz compinit; compinit -u -D; setopt nobeep; zstyle ':completion:*' list-rows-first true; echo READY-MARK"
+zpty -w z "PS1='%% '; fpath=($1 \$fpath); autoload -Uz compinit; compinit -u -d $4; setopt nobeep; zstyle ':completion:*' list-rows-first true; echo READY-MARK"
 zpty -r z out '*READY-MARK*'
 zpty -r z out '*READY-MARK*'
 # zle skips the listing while input is pending: wait for the listing
@@ -54,7 +56,8 @@ zpty -r z out '*DONE-MARK*'
 print -r -- "$got$out"
 zpty -d z
 ZSH
-	timeout 60 zsh -f "$script" "$COMPDIR" "$1" "${2-}" | tr -d '\r' |
+	timeout 60 zsh -f "$script" "$COMPDIR" "$1" "${2-}" \
+	    "$BATS_FILE_TMPDIR/zcompdump" | tr -d '\r' |
 	    sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g'
 }
 

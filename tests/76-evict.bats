@@ -75,8 +75,8 @@ load helper
 
 @test "above 1024 breakers (sampled): a recently used breaker is not the one evicted" {
 	config 'max_breakers = 1100;' 'sync = "none";'
-	local i names=()
-	for ((i = 0; i < 1099; i++)); do names+=("idle-$i"); done
+	local names
+	names=(idle-{0..1098})
 	run -0 cb_at -1d trip "${names[@]}"
 	run -0 cb_at -1d reset "${names[@]}"
 	ok_n hot 1
@@ -89,8 +89,8 @@ load helper
 
 @test "above 1024 breakers: the one closed breaker goes before any open one" {
 	config 'max_breakers = 1100;' 'sync = "none";'
-	local i names=()
-	for ((i = 0; i < 1099; i++)); do names+=("open-$i"); done
+	local names
+	names=(open-{0..1098})
 	run -0 cb_at -1d trip "${names[@]}"
 	ok_n lonely 1
 	run -0 cb run new -- true

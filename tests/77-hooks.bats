@@ -127,19 +127,20 @@ hook() {
 	config 'log = "stderr";' 'defaults = { trip = { failures = 2; }; };'
 	run -1 cb run x -- false
 	assert_output ''
+	local by="[$(id -un)@$(hostname)"
 	run -1 cb run x -- false
-	assert_output 'cbexec: x: closed -> open (2 consecutive failures)'
+	assert_output "cbexec: x: closed -> open (2 consecutive failures) $by: false]"
 	run -0 cb_at +61s run x -- true
-	assert_output "$(printf '%s\n' 'cbexec: x: open -> half-open (cool-down elapsed)' \
-	    'cbexec: x: half-open -> closed (1 probe succeeded)')"
+	assert_output "$(printf '%s\n' "cbexec: x: open -> half-open (cool-down elapsed) $by: true]" \
+	    "cbexec: x: half-open -> closed (1 probe succeeded) $by: true]")"
 	run -0 cb reset x --reason test
 	assert_output "cbexec: x: closed -> closed (manual reset by $(id -un): test)"
 }
 
-@test "log = none prints nothing" {
+@test "log = none logs nothing; the caller is still told what its call caused" {
 	config 'log = "none";' 'defaults = { trip = { failures = 1; }; };'
 	run -1 cb run x -- false
-	assert_output ''
+	assert_output --regexp '^cbexec: x: circuit opened after 1 consecutive failure; refusing runs until [0-9:]{8}$'
 	run -0 cb trip y
 	assert_output ''
 }
@@ -154,34 +155,36 @@ no_syslog() {
 	unshare -m sh -c 'mount --bind /dev/null /dev/log && exec "$@"' sh "$@"
 }
 
-@test "log = syslog (the default) sends transitions to syslog, nothing to stderr" {
+@test "log = syslog (the default) sends transitions to syslog; stderr has only what the caller is told" {
 	command -v python3 >/dev/null || skip "no python3 for a syslog listener"
 	unshare -m true 2>/dev/null || skip "no mount namespace"
 	config 'defaults = { trip = { failures = 1; }; };'
 	export T
 	run -1 with_syslog "$CBEXEC" run x -- false
-	assert_output ''
+	assert_output --regexp '^cbexec: x: circuit opened after 1 consecutive failure; refusing runs until [0-9:]{8}$'
 	run -0 cat syslog
 	assert_output --regexp 'cbexec\[[0-9]+\]: x: closed -> open \(1 consecutive failure\)'
 }
 
-@test "log = syslog with nobody on /dev/log falls back to stderr, saying so once" {
+@test "log = syslog with nobody on /dev/log: what the caller is told is told once, -v says why the log is lost" {
 	if [ -e /dev/log ]; then
 		unshare -m true 2>/dev/null || skip "/dev/log exists and no mount namespace"
 	fi
 	config 'defaults = { trip = { failures = 1; }; };'
-	run --separate-stderr -0 no_syslog "$CBEXEC" trip x --for 1ms
-	assert_equal "${stderr_lines[0]}" "cbexec: warning: cannot log to syslog (/dev/log: $(
-	    [ -e /dev/log ] && echo 'Connection refused' || echo 'No such file or directory')); transitions go to stderr"
-	assert_equal "${stderr_lines[1]}" "cbexec: x: closed -> open (manual trip by $(id -un))"
-	assert_equal "${#stderr_lines[@]}" 2
-	# Two transitions in one run: one warning.
+	run --separate-stderr -1 no_syslog "$CBEXEC" run x -- false
+	assert_regex "$stderr" '^cbexec: x: circuit opened after 1 consecutive failure; refusing runs until [0-9:]{8}$'
+	run --separate-stderr -0 no_syslog "$CBEXEC" trip y --for 1ms
+	assert_equal "$stderr" ''
 	sleep 0.01
-	run --separate-stderr -0 no_syslog "$CBEXEC" run x -- true
-	assert_equal "${#stderr_lines[@]}" 3
-	assert_equal "${stderr_lines[1]}" 'cbexec: x: open -> half-open (cool-down elapsed)'
-	assert_equal "${stderr_lines[2]}" 'cbexec: x: half-open -> closed (1 probe succeeded)'
-	# -q: nothing on stderr, as with a syslog that works.
-	run --separate-stderr -0 no_syslog "$CBEXEC" -q trip y
+	run --separate-stderr -0 no_syslog "$CBEXEC" run y -- true
+	assert_equal "$stderr" 'cbexec: y: circuit closed after a successful probe'
+	# -v: why, once, and every transition.
+	run --separate-stderr -0 no_syslog "$CBEXEC" -v trip z --for 1ms
+	assert_equal "${stderr_lines[0]}" "cbexec: warning: cannot log to syslog (/dev/log: $(
+	    [ -e /dev/log ] && echo 'Connection refused' || echo 'No such file or directory'))"
+	assert_equal "${stderr_lines[1]}" "cbexec: z: closed -> open (manual trip by $(id -un))"
+	assert_equal "${#stderr_lines[@]}" 2
+	# -q: nothing on stderr.
+	run --separate-stderr -1 no_syslog "$CBEXEC" -q run q -- false
 	assert_equal "$stderr" ""
 }

@@ -127,6 +127,9 @@ overlap() {
 	run -75 cb run x -o max_concurrent=1 -- true
 	kill -9 "$(cat holder.1.pid)"
 	gone "$(cat holder.1.pid)"
+	# Its command (dead of PDEATHSIG) leads the job's group, which holds
+	# the slot until its last member (a sleep 0.02) is gone too.
+	group_gone "$(cat cmd.1.pid)"
 	run -0 --separate-stderr cb run x -o max_concurrent=1 -- touch ran
 	assert_equal "$stderr" ''
 	[ -e ran ]

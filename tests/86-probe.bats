@@ -50,7 +50,7 @@ job"
 	open_x
 	assert_equal "$(open_period x)" 10000
 	run -75 --separate-stderr cb_at +11s run x -- touch job
-	[[ $stderr == *"x: circuit open, retry in 20s (probe failed: exit 7)"* ]] ||
+	[[ $stderr =~ "x: circuit open, retry in "(19|20)"s (probe failed: exit 7)" ]] ||
 	    fail "stderr: $stderr"
 	[ ! -e job ] || fail "the job ran"
 	assert_equal "$(cat "$T/log")" probe
@@ -70,7 +70,10 @@ job"
 	probe_script 'kill -9 $$'
 	open_x
 	run -75 --separate-stderr cb_at +11s run x -- touch job
-	[[ $stderr == *"x: circuit open, retry in 20s (probe failed: killed by SIGKILL)"* ]] ||
+	[[ $stderr == *"x: circuit re-opened (probe failed: killed by SIGKILL); refusing runs until "* ]] ||
+	    fail "stderr: $stderr"
+	# 20s from the whole second the probe started in.
+	[[ $stderr =~ "x: circuit open, retry in "(19|20)"s (probe failed: killed by SIGKILL)" ]] ||
 	    fail "stderr: $stderr"
 	[ ! -e job ] || fail "the job ran"
 }
@@ -223,7 +226,8 @@ exit 0"
 	assert_equal "$(cat "$T/log")" probe
 	# With on_open = skip: silent and 0, the job still not run.
 	run -0 --separate-stderr cb_at +32s run x --on-open skip --retries 3 -- touch job
-	[[ $stderr != *circuit* ]] || fail "stderr: $stderr"
+	# The probe's failure re-opened it: said; the refusal: not.
+	assert_regex "$stderr" '^cbexec: x: circuit re-opened \(probe failed: exit 7\); refusing runs until [0-9:]{8}$'
 	assert_equal "$(grep -c probe "$T/log")" 2
 	[ ! -e job ] || fail "the job ran"
 }

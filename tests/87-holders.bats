@@ -11,25 +11,8 @@
 
 load helper
 
-# v4: this cbexec writes record format 4, which keeps a slot's PID
-# namespace and its job's process group.
-v4() {
-	CBEXEC_STATE=$T/v4.mdb "$CBEXEC" run v4 -- true &&
-	    mdb_dump -n "$T/v4.mdb" | grep -q '^ 4342524b0[4-9]00'
-}
-
-need_v4() {
-	v4 || skip "this build does not write record format 4 yet"
-}
-
 need_root() {
 	[ "$(id -u)" = 0 ] || skip "needs root (unshare, setpriv)"
-}
-
-# group_alive PGID: process group PGID has a member that is no zombie.
-group_alive() {
-	ps -e -o pgid=,stat= |
-	    awk -v g="$1" '$1 == g && $2 !~ /^Z/ { f = 1 } END { exit !f }'
 }
 
 # orphan NAME [RUN-OPTIONS...]: a run of NAME in the background whose job
@@ -71,7 +54,6 @@ patch_record() {
 }
 
 @test "a SIGKILLed cbexec's job holds its slot while its group lives; past the lease the next call kills the group" {
-	need_v4
 	config 'defaults = { max_concurrent = 1; };'
 	orphan j -t 1s -k 1s
 	run -75 cb run j -- touch ran
@@ -109,11 +91,9 @@ patch_record() {
 @test "status and the metrics drop a SIGKILLed holder once its job's group is gone, with no call between" {
 	config 'defaults = { max_concurrent = 1; };'
 	orphan j
-	if v4; then
-		# The job's group holds the slot (SPEC 2b).
-		assert_equal "$(json j '.running | length')" 1
-		assert_equal "$(prom_running j)" 1
-	fi
+	# The job's group holds the slot (SPEC 2b).
+	assert_equal "$(json j '.running | length')" 1
+	assert_equal "$(prom_running j)" 1
 	kill -9 "$(cat orphan.pid)"
 	gone "$(cat orphan.pid)"
 	assert_equal "$(json j '.running | length')" 0
@@ -174,7 +154,6 @@ patch_record() {
 }
 
 @test "a slot taken in another PID namespace is held until its lease, both ways" {
-	need_v4
 	need_root
 	config 'defaults = { max_concurrent = 1; };'
 	# A host run holds: a run in a container (its own PID namespace, its

@@ -497,3 +497,59 @@ EOS
 	run -0 unshare -m bash ns.sh
 	assert_line "pins 0"
 }
+
+@test "a member of group cbexec whose process lacks the group is told its state splits, with the fix" {
+	need_root
+	command -v unshare >/dev/null || skip "no unshare"
+	id daemon >/dev/null 2>&1 || skip "no user daemon"
+	getent group cbexec >/dev/null && skip "a group cbexec exists here"
+	gid=64000
+	while getent group "$gid" >/dev/null; do gid=$((gid + 1)); done
+	cp /etc/group "$T/group"
+	# nobody is a member in the group database; daemon is not.
+	echo "cbexec:x:$gid:nobody" >>"$T/group"
+	cat >"$T/ns.sh" <<'EOS'
+		mount --make-rprivate / && mount -t tmpfs tmpfs /var/lib &&
+		    mount -t tmpfs -o mode=1777 tmpfs /var/tmp &&
+		    mount --bind "$T/group" /etc/group || exit 99
+		mkdir /var/lib/cbexec && chown root:cbexec /var/lib/cbexec &&
+		    chmod 3770 /var/lib/cbexec || exit 98
+		unset CBEXEC_STATE CBEXEC_CONFIG XDG_STATE_HOME XDG_CONFIG_HOME
+		# A session older than usermod -aG: no supplementary group.
+		setpriv --reuid nobody --regid nogroup --clear-groups \
+		    env HOME=/nonexistent "$CBEXEC" run s -- true 2>"$T/split.err"
+		echo "split run $?"
+		setpriv --reuid nobody --regid nogroup --clear-groups \
+		    env HOME=/nonexistent "$CBEXEC" status 2>"$T/split-status.err"
+		setpriv --reuid nobody --regid nogroup --clear-groups \
+		    env HOME=/nonexistent "$CBEXEC" -q run s -- true 2>"$T/quiet.err"
+		# With the group: the shared state, nothing said.
+		setpriv --reuid nobody --regid nogroup --groups cbexec \
+		    env HOME=/nonexistent "$CBEXEC" run m -- true 2>"$T/member.err"
+		echo "member run $?"
+		# Not a member at all: its private state is no surprise.
+		setpriv --reuid daemon --regid daemon --clear-groups \
+		    env HOME=/nonexistent "$CBEXEC" run d -- true 2>"$T/stranger.err"
+		echo "stranger run $?"
+		"$CBEXEC" config show >"$T/show.out" 2>&1
+EOS
+	T=$T run -0 unshare -m bash "$T/ns.sh"
+	assert_line "split run 0"
+	assert_line "member run 0"
+	assert_line "stranger run 0"
+	local want="cbexec: you are in group 'cbexec' but this process is not (a session older than 'usermod -aG', or a unit without SupplementaryGroups=); using the private state /var/tmp/cbexec-$(id -u nobody)/state.mdb; log in again or add SupplementaryGroups=cbexec"
+	run -0 cat "$T/split.err"
+	assert_output "$want"
+	run -0 cat "$T/split-status.err"
+	assert_line --index 0 "$want"
+	run -0 cat "$T/quiet.err"
+	assert_output ''
+	run -0 cat "$T/member.err"
+	assert_output ''
+	run -0 cat "$T/stranger.err"
+	assert_output ''
+	# config show: the mode the shared state's files really get.
+	run -0 cat "$T/show.out"
+	assert_line --regexp '^state +/var/lib/cbexec/state.mdb +built-in$'
+	assert_line --regexp "^state_mode +\"0660\" +built-in, for group cbexec's shared state$"
+}

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 94-escape: bytes from the state are data, never terminal control (SPEC
 # 5).  Keys and reasons are planted raw into a real state file, as any
 # writer of the state could (mdb_dump / mdb_load): a key that is not a
@@ -119,7 +120,7 @@ no_control() {
 	AT=-40d ok_n good 1
 	plant_bad
 	run -1 --separate-stderr cb gc --dry-run
-	assert_output "would remove good"
+	assert_output 'would remove good'
 	assert_equal "$stderr" "$(bad_named)"
 	run -1 --separate-stderr cb gc
 	assert_output good
@@ -188,4 +189,24 @@ no_control() {
 	    "cbexec: api: closed -> open (manual trip by $(id -un): a\\xc2\\x9b31mb)"
 	run -75 --separate-stderr cb run api -- true
 	[[ $stderr == *"(manual trip by $(id -un): a\\xc2\\x9b31mb)" ]]
+}
+
+@test "every message is escaped whole: an option or a state path with escapes" {
+	run -2 --separate-stderr cb status $'--a\e[2Jb'
+	no_control "$stderr"
+	assert_equal "${stderr_lines[0]}" \
+	    "cbexec: status: unknown option '--a\\x1b[2Jb'"
+	printf 'not lmdb\n' >"$T/"$'\e]0;x\a'".mdb"
+	run -1 --separate-stderr cb -s "$T/"$'\e]0;x\a'".mdb" status
+	no_control "$stderr"
+	assert_equal "${#stderr_lines[@]}" 1
+	[[ $stderr == *"$T/\\x1b]0;x\\x07.mdb"* ]]
+}
+
+@test "config show writes a string's controls, C1 and invalid UTF-8 as libconfig's \\xNN" {
+	printf 'log = "none";\non_transition = ["/bin/true", "a\302\233b\377\033[2J\\"q"];\n' \
+	    >"$CBEXEC_CONFIG"
+	run -0 --separate-stderr cb config show
+	no_control "$output"
+	assert_line --regexp '^on_transition +\[ "/bin/true", "a\\xc2\\x9bb\\xff\\x1b\[2J\\"q" \] '
 }

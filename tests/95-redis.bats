@@ -106,7 +106,8 @@ local_json() {
 		run -1 on a run api -- false
 	done
 	run -75 on b run api -- true
-	assert_output "cbexec: api: circuit open, retry in 1m (5 consecutive failures)"
+	# From the whole second the opening call started in: 59s or 1m.
+	assert_output --regexp '^cbexec: api: circuit open, retry in (59s|1m) \(5 consecutive failures\)$'
 	[ "$(fleet api '.state + " " + (.calls|tostring) + " " + (.rejected|tostring)')" = "open 5 1" ]
 	# Nothing went to the local state files.
 	[ ! -e "$T/a.mdb" ]
@@ -198,12 +199,16 @@ local_json() {
 	WAIT_S=10 wait_for on a check api
 	# The command outlives cbexec and ends when teardown releases it.
 	CBEXEC_STATE=$T/a.mdb "$CBEXEC" -s "$URL" run api -- sh -c \
-	    'while [ ! -e "$0/release" ]; do sleep 0.02; done' "$T" 3>&- &
+	    'echo $$ >"$0/job"; while [ ! -e "$0/release" ]; do sleep 0.02; done' \
+	    "$T" 3>&- &
 	pid=$!
 	echo "$pid" >"$T/holder.pid"
 	WAIT_S=10 wait_for eval '[ "$(fleet api ".probes | length")" = 1 ]'
+	WAIT_S=10 wait_for test -s "$T/job"
 	kill -9 "$pid"
 	wait "$pid" 2>/dev/null || true
+	# The job's group holds the slot until its last member is gone.
+	group_gone "$(cat "$T/job")"
 	run -75 on b run api -- true
 	[ "$(fleet api .reason)" = "probe slot lost: holder pid $pid died" ]
 }
@@ -623,16 +628,129 @@ time.sleep(60)' "$ns" >"$T/dns.out" 3>&- &
 @test "a run slot whose holder was SIGKILLed is freed through the fleet, silently" {
 	redis_start
 	CBEXEC_STATE=$T/a.mdb "$CBEXEC" -s "$URL" run job -o max_concurrent=1 -- sh -c \
-	    'while [ ! -e "$0/release" ]; do sleep 0.02; done' "$T" 3>&- &
+	    'echo $$ >"$0/job"; while [ ! -e "$0/release" ]; do sleep 0.02; done' \
+	    "$T" 3>&- &
 	pid=$!
 	echo "$pid" >"$T/holder.pid"
 	WAIT_S=10 wait_for eval '[ "$(fleet job ".running | length")" = 1 ]'
+	WAIT_S=10 wait_for test -s "$T/job"
 	run -75 on b run job -o max_concurrent=1 -- true
 	kill -9 "$pid"
 	wait "$pid" 2>/dev/null || true
+	group_gone "$(cat "$T/job")"
 	run -0 --separate-stderr on b run job -o max_concurrent=1 -- true
 	assert_equal "$stderr" ''
 	[ "$(fleet job '[.state, .calls, .busy, .failures, (.running | length)] | map(tostring) | join(" ")')" = "closed 1 1 0 0" ]
+}
+
+# fake_start MODE: a fake Redis on the unix socket $T/fake.sock (URL set),
+# a python3 script that answers GET, SCAN and MGET with `$100000` and then
+# one byte a tenth of a second (drip), or SCAN with cursor 1 for ever (scan1);
+# WATCH, MULTI and the like with +OK, DBSIZE with 10.  Each GET it takes
+# is appended to $T/fake.log.
+fake_start() {
+	cat >"$T/fake.py" <<'PY'
+import socket, sys, threading, time
+mode, path, log = sys.argv[1:4]
+srv = socket.socket(socket.AF_UNIX)
+srv.bind(path)
+srv.listen(16)
+def command(f):
+    line = f.readline()
+    if not line.startswith(b'*'):
+        return None
+    args = []
+    for _ in range(int(line[1:])):
+        n = int(f.readline()[1:])
+        args.append(f.read(n + 2)[:-2])
+    return args
+def serve(c):
+    f = c.makefile('rb')
+    try:
+        while True:
+            cmd = command(f)
+            if cmd is None:
+                return
+            name = cmd[0].upper()
+            if name == b'GET':
+                with open(log, 'a') as l:
+                    l.write('GET\n')
+            if name in (b'GET', b'SCAN', b'MGET') and mode == 'drip':
+                c.sendall(b'$100000\r\n')
+                while True:
+                    time.sleep(0.1)
+                    c.sendall(b'x')
+            elif name == b'SCAN' and mode == 'scan1':
+                c.sendall(b'*2\r\n$1\r\n1\r\n*0\r\n')
+            elif name == b'DBSIZE':
+                c.sendall(b':10\r\n')
+            elif name == b'GET':
+                c.sendall(b'$-1\r\n')
+            else:
+                c.sendall(b'+OK\r\n')
+    except OSError:
+        pass
+    finally:
+        c.close()
+while True:
+    c, _ = srv.accept()
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+PY
+	python3 "$T/fake.py" "$1" "$T/fake.sock" "$T/fake.log" 3>&- &
+	echo "$!" >"$T/redis.pid"
+	URL=unix:$T/fake.sock
+	WAIT_S=10 wait_for test -S "$T/fake.sock"
+}
+
+@test "store_timeout bounds a whole command: a reply dripped a byte at a time falls back" {
+	fake_start drip
+	config 'store_timeout = "300ms";'
+	start=$(now_ms)
+	run -0 --separate-stderr timeout -s KILL 20 "$CBEXEC" -s "$URL" run fk -o max_concurrent=1 -- echo ran
+	took=$(($(now_ms) - start))
+	assert_output ran
+	assert_equal "$stderr" "cbexec: warning: cannot update breaker 'fk' in state '$URL': no answer within 300ms; using the local breaker"
+	# At most store_timeout, then the local breaker: far from the 10 s
+	# the dripped reply would take, let alone 100000 bytes of it.
+	[ "$took" -lt 5000 ] || fail "took ${took}ms"
+	grep -q GET "$T/fake.log"
+	# The plain read (no run slot) too, and status.
+	run -0 timeout -s KILL 20 "$CBEXEC" -s "$URL" run fk -- true
+	run -1 timeout -s KILL 20 "$CBEXEC" -s "$URL" status fk
+	assert_output --partial "no answer within 300ms"
+}
+
+@test "SIGTERM ends a wait for a dripping Redis at once, exit 143, nothing recorded" {
+	fake_start drip
+	config 'store_timeout = "30s";'
+	CBEXEC_STATE=$T/a.mdb "$CBEXEC" -s "$URL" run fk -o max_concurrent=1 -- touch "$T/ran" \
+	    >"$T/out" 2>"$T/err" 3>&- &
+	pid=$!
+	WAIT_S=10 wait_for grep -q GET "$T/fake.log"
+	kill -TERM "$pid"
+	# Gone at once (0.2.0 ignored it for as long as the drip lasted).
+	if ! WAIT_S=5 gone "$pid"; then
+		kill -9 "$pid"
+		wait "$pid" || true
+		fail "SIGTERM did not end cbexec"
+	fi
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 143 ] || fail "exit $rc"
+	[ ! -e "$T/ran" ]
+	# Nothing recorded: not in the local fallback either.
+	[ ! -e "$T/a.mdb" ] || [ "$(CBEXEC_STATE=$T/a.mdb "$CBEXEC" status --names)" = "" ]
+}
+
+@test "a SCAN that never ends is bounded: status and gc fail naming the state" {
+	fake_start scan1
+	start=$(now_ms)
+	run -1 timeout -s KILL 60 "$CBEXEC" -s "$URL" status
+	assert_output "cbexec: cannot list breakers in state '$URL': SCAN did not end after 256 steps, with 10 keys in the database"
+	run -1 timeout -s KILL 60 "$CBEXEC" -s "$URL" gc --dry-run
+	assert_output --partial "SCAN did not end after 256 steps"
+	took=$(($(now_ms) - start))
+	[ "$took" -lt 20000 ] || fail "took ${took}ms"
 }
 
 @test "a Redis key under the prefix that is not a NAME is skipped, named escaped, exit 1" {
@@ -653,4 +771,36 @@ cbexec: key '\\xff\\xfe' in state '$URL': not a breaker name; skipped"
 	assert_output good
 	run -0 "${RCLI[@]}" EXISTS $'cbexec:\xff\xfe'
 	assert_output 1
+}
+
+@test "pods on one kernel (one boot id, two PID namespaces) never take each other's live run slots" {
+	[ "$(id -u)" = 0 ] || skip "needs root (unshare)"
+	redis_start
+	local pod job='echo $$ >"$0/job"; while [ ! -e "$0/release" ]; do sleep 0.02; done'
+	# pod-a runs in this PID namespace, pod-b in one of its own (its
+	# cbexec is pid 1 there): each holds the slot while the other asks.
+	for pod in a b; do
+		rm -f "$T/job" "$T/release"
+		if [ "$pod" = a ]; then
+			CBEXEC_STATE=$T/a.mdb "$CBEXEC" -s "$URL" run job \
+			    -o max_concurrent=1 -- sh -c "$job" "$T" 3>&- &
+		else
+			CBEXEC_STATE=$T/b.mdb unshare -p -f --mount-proc \
+			    "$CBEXEC" -s "$URL" run job -o max_concurrent=1 -- \
+			    sh -c "$job" "$T" 3>&- &
+		fi
+		echo "$!" >"$T/holder.pid"
+		WAIT_S=10 wait_for test -s "$T/job"
+		if [ "$pod" = a ]; then
+			run -75 env CBEXEC_STATE="$T/b.mdb" unshare -p -f \
+			    --mount-proc "$CBEXEC" -s "$URL" run job \
+			    -o max_concurrent=1 -- true
+		else
+			run -75 on a run job -o max_concurrent=1 -- true
+			assert_output --partial 'busy, 1 of 1 running (pid 1 since'
+		fi
+		touch "$T/release"
+		wait "$(cat "$T/holder.pid")"
+	done
+	[ "$(fleet job '[.calls, .busy, .failures, (.running | length)] | map(tostring) | join(" ")')" = "2 2 0 0" ]
 }

@@ -229,6 +229,18 @@ gone() {
 	wait_for eval "! alive $1"
 }
 
+# group_alive PGID: process group PGID has a member that is no zombie.
+group_alive() {
+	ps -e -o pgid=,stat= |
+	    awk -v g="$1" '$1 == g && $2 !~ /^Z/ { f = 1 } END { exit !f }'
+}
+
+# group_gone PGID: wait (at most 5s) until group PGID has no live member: a
+# SIGKILLed cbexec's job holds its run slot until then (SPEC 2b).
+group_gone() {
+	wait_for eval "! group_alive $1"
+}
+
 # count GLOB: how many files match.
 count() {
 	local n=0 f

@@ -2342,6 +2342,125 @@ test_breaker_manual(void)
 	CHECK_EQ(r.manual, 0);
 }
 
+/* One call admitted at start and failing at end, its start passed in (0:
+ * unknown); jitter_u drawn at both steps. */
+static void
+fail_from(struct cb_record *r, const struct cb_policy *p, int64_t start,
+    int64_t end, int known, double jitter_u)
+{
+	struct cb_env		env = env_at(start);
+	struct cb_effects	fx;
+	struct cb_ticket	t;
+	struct cb_run		run;
+
+	env.jitter_u = jitter_u;
+	t = admit_env(r, p, &env, 7, &fx);
+	CHECK_EQ(t.admitted, 1);
+	memset(&run, 0, sizeof run);
+	run.outcome = OUTCOME_FAILURE;
+	run.exit_code = 1;
+	run.duration_ms = end - start;
+	run.start_ms = known ? start : 0;
+	env = env_at(end);
+	env.jitter_u = jitter_u;
+	memset(&fx, 0, sizeof fx);
+	breaker_record(r, p, &env, &t, &run, &fx);
+}
+
+/*
+ * SPEC 2: the cool-down counts from the start of the call that opened the
+ * breaker, from its whole second when it is 10s or more, and never less
+ * than half of it after the call's end.
+ */
+static void
+test_breaker_cooldown_from_start(void)
+{
+	struct cb_policy	p;
+	struct cb_record	r;
+	struct cb_ticket	t;
+
+	unit_policy_defaults(&p);
+	p.trip_failures = 1;
+	p.open_timeout_ms = 4 * MIN;
+
+	/* Cron every 5m: started at :00.200, failed at :01.200; the next job,
+	 * 4m later and 100ms earlier in its second, probes. */
+	record_init(&r, T0);
+	fail_from(&r, &p, T0 + 200, T0 + 1200, 1, 0);
+	CHECK_EQ(r.state, STATE_OPEN);
+	/* opened_at: where the count began; the transition's time stays
+	 * in changed_at. */
+	CHECK_EQ(r.opened_at_ms, T0);
+	CHECK_EQ(r.changed_at_ms, T0 + 1200);
+	CHECK_EQ(r.open_until_ms, T0 + 4 * MIN);
+	t = admit_at(&r, &p, T0 + 4 * MIN - 1, 1);
+	CHECK_EQ(t.admitted, 0);
+	CHECK_EQ(t.retry_in_ms, 1);
+	t = admit_at(&r, &p, T0 + 4 * MIN + 100, 2);
+	CHECK_EQ(t.admitted, 1);
+	CHECK_EQ(t.probe, 1);
+
+	/* The start unknown: from the end, as before. */
+	record_init(&r, T0);
+	fail_from(&r, &p, T0 + 200, T0 + 1200, 0, 0);
+	CHECK_EQ(r.open_until_ms, T0 + 1200 + 4 * MIN);
+
+	/* A call that outlasts its cool-down still leaves half of it. */
+	record_init(&r, T0);
+	fail_from(&r, &p, T0 + 200, T0 + 5 * MIN, 1, 0);
+	CHECK_EQ(r.opened_at_ms, T0);
+	CHECK_EQ(r.open_until_ms, T0 + 5 * MIN + 2 * MIN);
+	/* ... and the larger of the two wins where they meet. */
+	record_init(&r, T0);
+	fail_from(&r, &p, T0, T0 + 2 * MIN + 1, 1, 0);
+	CHECK_EQ(r.open_until_ms, T0 + 4 * MIN + 1);
+
+	/* Jitter spreads the cool-down itself: 4m x 1.25. */
+	p.jitter = 0.5;
+	record_init(&r, T0);
+	fail_from(&r, &p, T0 + 200, T0 + 1200, 1, 0.5);
+	CHECK_EQ(r.open_until_ms, T0 + 5 * MIN);
+	p.jitter = 0;
+
+	/* A failed probe re-opens for the cool-down x backoff, from the
+	 * probe's own start. */
+	t = admit_at(&r, &p, T0 + 5 * MIN + 300, 3);
+	CHECK_EQ(t.probe, 1);
+	record_init(&r, T0);
+	fail_from(&r, &p, T0 + 200, T0 + 1200, 1, 0);
+	fail_from(&r, &p, T0 + 4 * MIN + 300, T0 + 4 * MIN + 1300, 1, 0);
+	CHECK_EQ(r.state, STATE_OPEN);
+	CHECK_EQ(r.cooldown_ms, 8 * MIN);
+	CHECK_EQ(r.open_until_ms, T0 + 12 * MIN);
+
+	/* Under 10s: from the start to the millisecond, not its second. */
+	p.open_timeout_ms = 2 * SEC;
+	record_init(&r, T0);
+	fail_from(&r, &p, T0 + 300, T0 + 400, 1, 0);
+	CHECK_EQ(r.opened_at_ms, T0 + 300);
+	CHECK_EQ(r.open_until_ms, T0 + 2300);
+	record_init(&r, T0);
+	fail_from(&r, &p, T0 + 300, T0 + 5300, 1, 0);
+	CHECK_EQ(r.open_until_ms, T0 + 6300);
+
+	/* A start after the end (the clock stepped back): from the end. */
+	record_init(&r, T0);
+	{
+		struct cb_env		env = env_at(T0 + 5 * SEC);
+		struct cb_effects	fx;
+		struct cb_run		run;
+
+		t = admit_env(&r, &p, &env, 9, &fx);
+		memset(&run, 0, sizeof run);
+		run.outcome = OUTCOME_FAILURE;
+		run.exit_code = 1;
+		run.start_ms = T0 + 5 * SEC;
+		env = env_at(T0 + SEC);
+		breaker_record(&r, &p, &env, &t, &run, &fx);
+		CHECK_EQ(r.open_until_ms, T0 + 3 * SEC);
+	}
+}
+
 /* Issue 18.8, SPEC 2b: a slot reclaimed because its lease passed that
  * names a job's group is listed for the caller to kill; one reclaimed
  * because its holder died, or with no group, is not. */
@@ -2440,6 +2559,7 @@ test_breaker_reaped(void)
 void
 test_breaker(void)
 {
+	test_breaker_cooldown_from_start();
 	test_breaker_reaped();
 	test_breaker_verdict_after_success();
 	test_breaker_late_release();

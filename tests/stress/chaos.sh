@@ -156,6 +156,16 @@ CONF
 	fi
 	summary=$(jq -r '.[0] | "\(.calls) calls, \(.busy) busy"' \
 	    "$dir/status.json")
+	# A SIGKILLed cbexec's job holds its slot while its process group has
+	# a member (SPEC 2b): wait for the last one (a sleep of under 0.2s).
+	groups=$(cat "$dir"/pid.* 2>/dev/null | tr '\n' ' ')
+	for ((t = 0; t < 250; t++)); do
+		ps -e -o pgid=,stat= | awk -v gs="$groups" '
+			BEGIN { n = split(gs, a, " "); for (i = 1; i <= n; i++) g[a[i]] = 1 }
+			($1 in g) && $2 !~ /^Z/ { f = 1 }
+			END { exit !f }' || break
+		sleep 0.02
+	done
 	# The next call reclaims every slot of a dead holder: it and a call
 	# nested in it take both slots (status lists live slots only, so a
 	# dead holder's slot left in the record would show as a busy here).

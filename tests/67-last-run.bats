@@ -1,0 +1,137 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
+# 67-last-run: what record format 4 keeps and status shows (issue 18.7,
+# 19.3, 19.4; SPEC 7): the whole policy a breaker last ran under, command
+# line included (the detail view and --json `policy`), when the last
+# success was (detail, --json, Prometheus, and the README's alert rule),
+# and who ran the last run: user, host and argv[0], never the arguments,
+# also in the transition log lines.
+
+load helper
+
+setup() {
+	common_setup
+	export TZ=UTC LC_ALL=C
+}
+
+@test "18.7: -o open_exit_code=76 refuses with 76, and status says so" {
+	run -1 cb run x -o trip.failures=1 -o open_exit_code=76 -- false
+	run -76 cb run x -o open_exit_code=76 -- true
+	run -0 cb status x
+	assert_line --partial '; on open: fail (exit 76)'
+	status_json
+	run -0 jq -r '.[0].policy.open_exit_code' status.json
+	assert_output 76
+}
+
+@test "18.7: the detail view and --json policy show every class and mode the breaker ran under" {
+	config 'breakers = ( { match = "x"; probe = [ "true" ]; probe_timeout = "7s"; } );'
+	run -0 cb run x -t 20s -k 3s -o slow_call=15s -o max_concurrent=2 \
+	    -o on_busy=skip -o success_codes=0,6 -o ignore_codes=9 \
+	    -o timeout_is=ignore -o signal_is=success -o on_open=skip \
+	    -o jitter=0.25 -- true
+	# The config file emptied: still the policy the breaker ran under.
+	config 
+	run -0 cb status x
+	assert_line '     Policy: trip after 5 consecutive failures; open 1m, x2 per failed probe up to 10m, jitter 0.25; 1 probe by the probe command (killed after 7s); timeout 20s, SIGKILL 3s later; slower than 15s fails; at most 2 running; on busy: skip (exit 0); on open: skip (exit 0)'
+	assert_line '      Codes: failure 1-5,7-8,10-255, success 0,6, ignored 9; timeout: ignored, signal: success'
+	status_json
+	run -0 jq -c '.[0].policy | [.timeout_ms, .kill_after_ms, .slow_call_ms,
+	    .max_concurrent, .on_busy, .on_open, .open_exit_code, .probe_set,
+	    .probe_timeout_ms, .failure_codes, .success_codes, .ignore_codes,
+	    .timeout_is, .signal_is, .jitter, .probe_lease_ms]' status.json
+	assert_output '[20000,3000,15000,2,"skip","skip",75,true,7000,"1-5,7-8,10-255","0,6","9","ignore","success",0.25,3600000]'
+	# Not applicable: null.
+	run -0 cb run y -- true
+	status_json
+	run -0 jq -c '.[] | select(.name == "y") | .policy |
+	    [.slow_call_ms, .probe_set, .probe_timeout_ms]' status.json
+	assert_output '[null,false,null]'
+}
+
+@test "19.3: last_success in the detail view, --json and Prometheus, 0 or null before the first" {
+	run -1 cb_at '@2026-01-01 00:00:00' run x -- false
+	status_json
+	run -0 jq -r '.[0].last_success' status.json
+	assert_output null
+	run -0 cb status --prometheus
+	assert_line 'cbexec_last_success_timestamp_seconds{name="x"} 0'
+	run -0 cb status x
+	assert_line '  Succeeded: never'
+	run -0 cb_at '@2026-01-01 00:01:00' run x -- true
+	run -1 cb_at '@2026-01-01 00:02:00' run x -- false
+	status_json
+	# faketime's clock runs on from the time it is given: the run's
+	# milliseconds are real.
+	run -0 jq -r '.[0].last_success' status.json
+	assert_output --regexp '^2026-01-01T00:01:00\.[0-9]{3}Z$'
+	run -0 cb status --prometheus
+	assert_line --regexp '^cbexec_last_success_timestamp_seconds\{name="x"\} 1767225660\.[0-9]{3}$'
+	assert_line --regexp '^cbexec_last_run_timestamp_seconds\{name="x"\} 1767225720\.[0-9]{3}$'
+	assert_line --regexp '^cbexec_last_duration_seconds\{name="x"\} [0-9]+\.[0-9]{3}$'
+	run -0 cb_at '@2026-01-01 01:00:00' status x
+	assert_line --regexp '^  Succeeded: 2026-01-01 00:01:00 UTC \(5[89]m ago\)$'
+}
+
+@test "19.3: the README's NoSuccessForADay alert fires a day after the last success, not before" {
+	command -v promtool >/dev/null || skip "no promtool"
+	awk '/^    groups:/,/^$/ { sub(/^    /, ""); print }' "$BATS_TEST_DIRNAME/../README.md" >rules.yml
+	grep -q cbexec_last_success_timestamp_seconds rules.yml
+	run -0 promtool check rules rules.yml
+	cat >t.yml <<'YAML'
+rule_files: [rules.yml]
+evaluation_interval: 1m
+tests:
+  - interval: 1m
+    input_series:
+      # Last success at 1h, runs on (failing, or refused and skipped).
+      - series: 'cbexec_last_success_timestamp_seconds{name="api"}'
+        values: '3600x1700'
+      - series: 'cbexec_last_run_timestamp_seconds{name="api"}'
+        values: '60+60x1700'
+      # Succeeds every minute.
+      - series: 'cbexec_last_success_timestamp_seconds{name="ok"}'
+        values: '60+60x1700'
+      - series: 'cbexec_last_run_timestamp_seconds{name="ok"}'
+        values: '60+60x1700'
+      # Never ran.
+      - series: 'cbexec_last_success_timestamp_seconds{name="new"}'
+        values: '0x1700'
+      - series: 'cbexec_last_run_timestamp_seconds{name="new"}'
+        values: '0x1700'
+    alert_rule_test:
+      - eval_time: 25h30m
+        alertname: NoSuccessForADay
+        exp_alerts: []
+      - eval_time: 27h
+        alertname: NoSuccessForADay
+        exp_alerts:
+          - exp_labels: {name: api}
+            exp_annotations: {summary: "api: no success for over a day"}
+YAML
+	run -0 promtool test rules t.yml
+	assert_output --partial SUCCESS
+}
+
+@test "19.4: last_run_by names the user, the host and argv[0], never the arguments" {
+	run -0 cb run x -- sh -c 'exit 0' secret-token-42
+	run -0 cb status x
+	assert_line "     Run by: $(id -un) on $(hostname): sh"
+	status_json
+	run -0 jq -c '.[0].last_run_by' status.json
+	assert_output "{\"user\":\"$(id -un)\",\"host\":\"$(hostname)\",\"command\":\"sh\"}"
+	run -1 grep -q secret-token-42 status.json
+	run -1 grep -aq secret-token-42 "$CBEXEC_STATE"
+	# The last run's, whoever made it.
+	run -0 cb run x -- true
+	run -0 jq -r '.[0].last_run_by.command' <(cb status --json)
+	assert_output true
+}
+
+@test "19.4: a transition's log line names the user, host and command of the call that caused it" {
+	config 'log = "stderr";'
+	run -1 --separate-stderr cb run x -o trip.failures=1 -- false --password hunter2
+	[[ $stderr == *"x: closed -> open (1 consecutive failure) [$(id -un)@$(hostname): false]"* ]] ||
+	    fail "stderr: $stderr"
+	[[ $stderr != *hunter2* ]] || fail "stderr: $stderr"
+}

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * fuzz-redis-url.c: libFuzzer harness for redis_url_parse: any bytes
- * either parse into a host (port 1 to 65535) or an absolute socket path,
- * or are refused with an "invalid Redis URL: " message (which repeats
+ * either parse into a host (port 1 to 65535), an absolute socket path, or
+ * a master's name and its sentinels (each a host and a port), or are refused with an "invalid Redis URL: " message (which repeats
  * nothing of the input; unit-redis-url.c checks a password is not).
  */
 #include <stdint.h>
@@ -19,6 +19,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	struct redis_url	 u;
 	struct cb_err		 err;
 	char			*s;
+	size_t			 i;
 
 	s = malloc(len + 1);
 	if (s == NULL)
@@ -26,8 +27,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	memcpy(s, data, len);
 	s[len] = '\0';
 	if (redis_url_parse(s, &u, &err) == 0) {
-		if ((u.host == NULL) == (u.sock == NULL) || u.db < 0)
+		if ((u.host != NULL) + (u.sock != NULL) + (u.master != NULL) !=
+		    1 || u.db < 0)
 			abort();
+		if (u.master != NULL && (u.master[0] == '\0' ||
+		    u.nsentinels == 0))
+			abort();
+		for (i = 0; i < u.nsentinels; i++)
+			if (u.sentinels[i].port < 1 ||
+			    u.sentinels[i].port > 65535 ||
+			    u.sentinels[i].host[0] == '\0')
+				abort();
 		if (u.host != NULL && (u.port < 1 || u.port > 65535 ||
 		    u.host[0] == '\0'))
 			abort();

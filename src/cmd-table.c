@@ -6,6 +6,7 @@
  * completions and scripts.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "cmd.h"
 
@@ -72,3 +73,29 @@ const struct cmd_entry cmd_help_entry = {
 	NULL,
 	cmd_help_exec
 };
+
+const struct cmd_entry *const cmd_table[] = {
+	&cmd_run_entry,
+	&cmd_check_entry,
+	&cmd_status_entry,
+	&cmd_reset_entry,
+	&cmd_trip_entry,
+	&cmd_forget_entry,
+	&cmd_acquire_entry,
+	&cmd_release_entry,
+	&cmd_config_entry,
+	&cmd_gc_entry,
+	&cmd_help_entry,
+	NULL
+};
+
+const struct cmd_entry *
+cmd_find(const char *name)
+{
+	const struct cmd_entry *const	*e;
+
+	for (e = cmd_table; *e != NULL; e++)
+		if (strcmp((*e)->name, name) == 0)
+			return *e;
+	return NULL;
+}

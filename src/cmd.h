@@ -19,6 +19,7 @@
 #include "policy.h"
 #include "store.h"
 #include "util.h"
+#include "warn.h"
 
 /* Exit statuses (SPEC section 6). */
 #define EXIT_OK		0
@@ -164,11 +165,6 @@ int		 cmd_has(const struct cmd_args *, int key);
 /* "usage: cbexec NAME USAGE\nHELP" on stdout, as --help prints it. */
 int	cmd_help(const struct cmd_entry *);
 
-/* "cbexec: " + message + "\n" on stderr; cmd_warn appends strerror(errno).
- * The message is escaped whole (esc.h): no byte it quotes reaches the
- * terminal as control. */
-void	cmd_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
-void	cmd_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
 /* Print "usage: cbexec NAME USAGE" and return EXIT_USAGE (or
  * EXIT_CBEXEC for run). */
 int	cmd_usage(const struct cmd_entry *, int status);

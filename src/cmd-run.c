@@ -34,9 +34,15 @@
 #include "record.h"
 #include "spawn.h"
 
-/* What the two update callbacks share with the command. */
+/*
+ * What the two update callbacks share with the command.  c comes first
+ * because call.c hands fill_self and job_group the struct cmd_call and they
+ * cast it back to the step that holds it: the idiom of struct store in
+ * struct store_redis, cheaper than a void * in every cmd_call for the one
+ * caller that needs it.
+ */
 struct run_step {
-	struct cmd_call		 c;		/* first: fill_self casts */
+	struct cmd_call		 c;		/* first: see above */
 	int			 have_self;
 	int64_t			 lease_ms;
 	int			 interrupted;	/* the last run was */

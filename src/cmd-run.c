@@ -14,7 +14,7 @@
  * SIGQUIT cut short.  With max_concurrent a call that finds every run
  * slot taken is busy; --wait then asks again until a slot frees or the
  * wait ends (busy.c), a signal ending it with nothing recorded.  The
- * RUN-OPTIONS parser is shared with `config show`.
+ * RUN-OPTIONS parser, shared with `config show`, is run-opts.c.
  */
 #include <getopt.h>
 #include <signal.h>

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * cmd-help.c: `cbexec help [COMMAND]`, and `cbexec help --options
- * COMMAND`: the words COMMAND's grammar takes (its options and
- * subcommands, one a line), from the same table the parser reads, for
- * completions and scripts.
+ * cmd-table.c: the command table, the one file that names every command
+ * (only main and help read it), and help, the command that shows it:
+ * `cbexec help [COMMAND]`, and `cbexec help --options COMMAND`: the words
+ * COMMAND's grammar takes (its options and subcommands, one a line), from
+ * the same table the parser reads, for completions and scripts.
  */
 #include <stdio.h>
 #include <string.h>

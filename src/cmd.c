@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * cmd.c: the command table and the helpers every command shares: the
- * "cbexec: " messages, the usage line, who is acting, how a wait reads,
- * and what an update evicted.
+ * cmd.c: the helpers every command shares: the grammar parser, the usage
+ * line, who is acting, how a wait reads, and what an update evicted.  It
+ * knows no command: cmd-table.c lists them, and warn.c prints.
  */
 #include <errno.h>
 #include <getopt.h>

@@ -12,7 +12,9 @@
 #
 # Environment: BENCH_RUNS (default 200), BENCH_WARMUP (20), BENCH_SCALE_N
 # (1000000), BENCH_DIR (default: a new directory under /tmp, removed at the
-# end; the state files need about 400 MB there).  Timings are wall-clock
+# end; the state files need about 400 MB there), BENCH_BASE (another
+# cbexec, say 0.2.0's, whose closed and refused runs are timed alongside on
+# state files of their own).  Timings are wall-clock
 # medians on this machine, so run it on an otherwise idle one.
 
 set -euo pipefail
@@ -110,6 +112,15 @@ done
 expect 0 "$FLOOR" "$F" b /bin/true
 expect 0 "$FLOOR" -n "$F" b
 expect 0 "$CB" -c "$D/bulkhead.conf" -s "$D/cb-bh.mdb" run b -- /bin/true
+BASE=()
+if [ -n "${BENCH_BASE:-}" ]; then
+	B=$(realpath "$BENCH_BASE")
+	expect 0 "$B" -s "$D/base.mdb" run b -- /bin/true
+	expect 0 "$B" -s "$D/base.mdb" trip o --for 1d
+	expect 75 "$B" -s "$D/base.mdb" run o -- /bin/true
+	BASE=(-n base_closed "$B -s $D/base.mdb run b -- /bin/true"
+	    -n base_refused "$B -s $D/base.mdb run o -- /bin/true")
+fi
 
 # The fleet store (issue 7): a private redis-server on a free loopback
 # port, no persistence, stopped by its pid.  Skipped, with a message, when
@@ -183,7 +194,7 @@ hyperfine -N -i --style none --warmup "$WARMUP" --runs "$PER" \
     -n floor_full	"$FLOOR -S full $D/floor-full.mdb b /bin/true" \
     -n floor_meta	"$FLOOR -S meta $D/floor-meta.mdb b /bin/true" \
     -n floor_none	"$FLOOR -S none $D/floor-none.mdb b /bin/true" \
-    "${FLEET[@]}" \
+    "${FLEET[@]}" "${BASE[@]}" \
     >"$D/lat-$r.txt"
 done
 declare -A M
@@ -327,6 +338,12 @@ if [ ${#FLEET[@]} -gt 0 ]; then
 else
 	printf '  %-44s %8s\n' "cbexec run, closed, fleet (Redis)" skipped
 fi
+if [ ${#BASE[@]} -gt 0 ]; then
+	row "BENCH_BASE run, closed" base_closed
+	row "BENCH_BASE run, refused" base_refused
+	row "cbexec run, closed, against BENCH_BASE's" closed base_closed
+	row "cbexec run, refused, against BENCH_BASE's" refused base_refused
+fi
 row "run, existing name, 10 breakers" scale_10
 row "run, existing name, $SCALE_N breakers" scale_big scale_10
 row "floor, existing name, 10 breakers" floor_10
@@ -361,6 +378,12 @@ printf ' floor_1M/floor_10=%s closed_full/timeout=%s closed_none/timeout=%s' \
     "$(ratio "${M[closed_none]}" "${M[timeout]}")"
 printf ' bulkhead/closed=%s' \
     "$(ratio "${M[closed_bulkhead]}" "${M[closed]}")"
-printf ' fleet/closed=%s\n' \
+printf ' fleet/closed=%s' \
     "$([ ${#FLEET[@]} -gt 0 ] && ratio "${M[fleet]}" "${M[closed]}" ||
     echo -)"
+if [ ${#BASE[@]} -gt 0 ]; then
+	printf ' closed/base=%s refused/base=%s' \
+	    "$(ratio "${M[closed]}" "${M[base_closed]}")" \
+	    "$(ratio "${M[refused]}" "${M[base_refused]}")"
+fi
+echo

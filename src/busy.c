@@ -75,6 +75,10 @@ busy_refusal(struct cb_ctx *ctx, const char *name, const struct cb_ticket *t)
 			add(line, &off, "pid %d", (int)s->pid);
 		else
 			add(line, &off, "a token");
+		/* A pid of another PID namespace (a container): which one. */
+		if (s->pid > 0 && s->pidns != 0 && s->pidns != cmd_pidns(ctx))
+			add(line, &off, " in pid:[%llu]",
+			    (unsigned long long)s->pidns);
 		/* The host only when it is another: a fleet store's slot. */
 		if (s->host[0] != '\0' &&
 		    strncmp(s->host, host, sizeof s->host) != 0)

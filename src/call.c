@@ -174,20 +174,32 @@ cmd_admit_cb(const uint8_t *old, size_t oldlen, struct cb_buf *out,
 	struct cmd_call	*c = arg;
 	uint64_t	 busy;
 	uint32_t	 refused;
-	int		 changed;
+	int		 changed, self;
 
+	/*
+	 * Who we are (pid, start time, boot id, host, token) goes only into
+	 * a slot: read at once for a run slot, and for a probe's only once
+	 * the call turns out to be the probe, deciding again with it; an
+	 * open breaker's refusal reads none of it.
+	 */
+	self = c->p->max_concurrent > 0;
+again:
 	memset(&c->fx, 0, sizeof c->fx);
 	if (old == NULL)
 		breaker_init(&c->rec, &c->env);
 	else if (cmd_decode(c->ctx, c->name, old, oldlen, &c->rec, err) == -1)
 		return -1;
-	if ((c->rec.state != STATE_CLOSED || c->p->max_concurrent > 0) &&
-	    c->fill_self != NULL)
+	if (self && c->fill_self != NULL)
 		c->fill_self(c);
 	busy = c->rec.busy;
 	refused = c->rec.refused_since_run;
 	changed = breaker_admit(&c->rec, c->p, &c->env, &c->self, &c->ticket,
 	    &c->fx);
+	if (!self && c->ticket.admitted && c->ticket.probe &&
+	    c->fill_self != NULL) {
+		self = 1;
+		goto again;
+	}
 	if (c->ticket.admitted && (c->ticket.probe || c->ticket.running))
 		call_mark_slots(c);
 	if (c->waiting && c->ticket.busy) {

@@ -54,6 +54,10 @@ json_slot(struct json_writer *jw, const struct cb_slot *s)
 	jw_array_begin_object(jw);
 	jw_object_hex64(jw, "token", s->token);
 	jw_object_i64(jw, "pid", s->pid);
+	if (s->pidns != 0)
+		jw_object_u64(jw, "pidns", s->pidns);
+	else
+		jw_object_null(jw, "pidns");
 	jw_object_u64(jw, "start_time", s->start_time);
 	jw_object_hex(jw, "boot_id", s->boot_id, sizeof s->boot_id);
 	jw_object_string_or_null(jw, "host", s->host);
@@ -290,6 +294,9 @@ status_json_add(struct status_walk *w, const char *name, size_t namelen)
 	jw_object_u64(jw, "epoch", r->epoch);
 	jw_object_hex64(jw, "identity", r->identity);
 	JW_BOOL(jw, "manual", r->manual);
+	jw_object_string_or_null(jw, "manual_on_open",
+	    r->manual_on_open == MANUAL_ON_OPEN_SKIP ? "skip" :
+	    r->manual_on_open == MANUAL_ON_OPEN_FAIL ? "fail" : "");
 	jw_object_u64(jw, "consecutive_failures", r->consecutive_failures);
 	jw_object_u64(jw, "half_open_successes", r->half_open_successes);
 	jw_object_u64(jw, "calls", r->calls);

@@ -305,7 +305,13 @@ print_next(struct status_walk *w, const struct cb_policy *p)
 			fprintf(f, "now (cool-down ended %s; the next call "
 			    "probes)\n", b);
 		else
-			fprintf(f, "in %s, at %s\n", a, b);
+			fprintf(f, "in %s, at %s", a, b);
+		/* trip --on-open beats the policy's in this window (SPEC 1) */
+		if (r->manual && r->manual_on_open != MANUAL_ON_OPEN_NONE)
+			fputs(r->manual_on_open == MANUAL_ON_OPEN_SKIP ?
+			    "; until then refused calls exit 0 silently" :
+			    "; until then refused calls fail", f);
+		fputc('\n', f);
 		break;
 	default:
 		if (r->nslots < p->half_open_max_calls) {
@@ -468,6 +474,9 @@ print_running(struct status_walk *w)
 		local_time(s->since_ms, a, sizeof a);
 		local_time(s->lease_until_ms, b, sizeof b);
 		fprintf(f, "pid %d", (int)s->pid);
+		if (s->pidns != 0 && s->pidns != cmd_pidns(w->ctx))
+			fprintf(f, " in pid:[%llu]",
+			    (unsigned long long)s->pidns);
 		if (s->host[0] != '\0') {
 			fputs(" on ", f);
 			put_text(f, s->host);

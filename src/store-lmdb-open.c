@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <lmdb.h>
@@ -419,8 +420,50 @@ lmdb_open_undo(struct store_lmdb *sl, const struct lmdb_files *f,
 		(void)unlink(f->path);
 }
 
+/*
+ * A data file found shorter than its two meta pages may be one that
+ * another process is making right now: LMDB writes the meta pages of a new
+ * file after it opens it, and reads them without a lock, so a process
+ * opening a new state at the same moment finds it "not LMDB".  That is no
+ * reason to run unguarded, nor to unlink the lock file the maker shares:
+ * try again a little later (lmdb_fresh_retry).
+ */
+#define LMDB_FRESH_TRIES	50
+#define LMDB_FRESH_WAIT_NS	20000000L
+
+static int
+lmdb_fresh(const struct lmdb_files *f)
+{
+	long	page = sysconf(_SC_PAGESIZE);
+
+	return f->dst.st_size < 2 * (off_t)(page > 0 ? page : 4096);
+}
+
+static struct store *lmdb_open_once(const struct store_opts *, int *,
+    struct cb_err *);
+
 struct store *
 store_lmdb_open(const struct store_opts *opts, struct cb_err *err)
+{
+	struct timespec	 ts = { 0, LMDB_FRESH_WAIT_NS };
+	struct store	*s;
+	int		 again, tries;
+
+	for (tries = 1;; tries++) {
+		again = tries < LMDB_FRESH_TRIES;
+		if ((s = lmdb_open_once(opts, &again, err)) != NULL || !again)
+			return s;
+		(void)nanosleep(&ts, NULL);
+	}
+}
+
+/*
+ * *again in: a file being made may be waited for; out: it was found so,
+ * and nothing was undone: try again.
+ */
+static struct store *
+lmdb_open_once(const struct store_opts *opts, int *again,
+    struct cb_err *err)
 {
 	struct store_lmdb	*sl;
 	struct lmdb_files	 f;
@@ -446,8 +489,10 @@ store_lmdb_open(const struct store_opts *opts, struct cb_err *err)
 
 	if ((rc = lmdb_open_files(sl, opts, exists, &f, err)) == 1)
 		goto done;
-	if (rc != 0)
+	if (rc != 0) {
+		*again = 0;
 		goto fail;
+	}
 	if ((rc = lmdb_open_env(sl, opts, &f, err)) == -1)
 		goto fail;
 	if (rc != 0)
@@ -486,7 +531,9 @@ fail_rc:
 	invalid = rc == MDB_INVALID || rc == MDB_VERSION_MISMATCH;
 fail:
 	rc = invalid ? EINVAL : errno;
-	lmdb_open_undo(sl, &f, invalid);
+	*again = *again && invalid && lmdb_fresh(&f);
+	if (!*again)
+		lmdb_open_undo(sl, &f, invalid);
 	free(f.lockpath);
 	lmdb_close(&sl->s);
 	errno = rc > 0 ? rc : EINVAL;

@@ -27,6 +27,7 @@
 #include <sys/signalfd.h>
 
 #include <errno.h>
+#include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -156,6 +157,10 @@ lmdb_wait_start(struct cb_err *err, const char *path)
 		errno = rc;
 		goto fail;
 	}
+	/* The worker allocates from the main arena, as the caller waits
+	 * meanwhile: an arena of its own is a 64 MB mapping, three system
+	 * calls and its page faults per run.  Failing costs only that. */
+	(void)mallopt(M_ARENA_MAX, 1);
 	rc = pthread_create(&w.thr, NULL, lmdb_worker, NULL);
 	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0) {
@@ -293,7 +298,11 @@ lmdb_wait_call(struct store_lmdb *sl, lmdb_wait_fn fn, void *arg,
 		if (sl->on_signal != NULL)
 			sl->on_signal(sig);
 	}
-	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	/* A caller that blocked the four itself (cmd-run does, for the
+	 * whole call) gets its mask back unchanged: no call to make. */
+	if (sigismember(&old, SIGINT) != 1 || sigismember(&old, SIGTERM) != 1 ||
+	    sigismember(&old, SIGHUP) != 1 || sigismember(&old, SIGQUIT) != 1)
+		(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return lmdb_wait_result(sl, sig, err);
 }
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * store-redis-sentinel.c: the fleet store's master found through Redis
  * Sentinel (SPEC section 9, "High availability"): the sentinels of a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 12-speech: what cbexec says on its own, for cron mail (SPEC 6.5): by
 # default only what happened that the job's owner must hear (a transition
 # this call caused, a kill at the timeout, a refusal, a run it could not

@@ -457,3 +457,30 @@ PROBE='touch started.$$; echo $$ >child.$$.pid; echo $PPID >holder.$$.pid; while
 	assert_equal "${#stderr_lines[@]}" 1
 	assert_regex "${stderr_lines[0]}" '^cbexec: x: circuit open, retry in [0-9][0-9a-z.]* \(5 consecutive failures\)$'
 }
+
+@test "an open breaker's refusal reads no caller identity, and says so in one write" {
+	command -v strace >/dev/null || skip "no strace"
+	fail_n x 5
+	# Who the caller is (its start time, the boot id) goes only into a
+	# slot; a refusal takes none.  LeakSanitizer cannot run under ptrace.
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+	    run -75 strace -f -o trace -e trace=openat,write \
+	    "$CBEXEC" run x -- true
+	run -1 grep -E 'random/boot_id|/proc/[0-9]+/stat"' trace
+	run -0 grep -cE '^[0-9]+ +write\(2, ' trace
+	assert_output 1
+}
+
+@test "the probe after the cool-down holds its slot as its caller" {
+	fail_n x 5
+	bg 1 cb_at +61s run x -t 3s -k 1s -- sh -c "$PROBE"
+	wait_for eval '[ "$(count started.*)" -eq 1 ]'
+	assert_equal "$(json x '.probes[0].pid')" "$(cat holder.*.pid)"
+	assert_equal "$(json x '.probes[0].boot_id')" \
+	    "$(tr -d '\n-' </proc/sys/kernel/random/boot_id)"
+	assert [ "$(json x '.probes[0].start_time')" -gt 0 ]
+	assert_equal "$(json x '.probes[0].lease_ms')" 9000
+	touch release
+	bg_wait 1
+	assert_equal "$(json_field x state)" closed
+}

@@ -400,3 +400,23 @@ sys.stdin.read()' "$CBEXEC_STATE-lock" <hold.in >hold.out 3>&- &
 	run -0 cb config show
 	assert_output --regexp 'lock_timeout +"10s" +built-in'
 }
+
+@test "many processes opening a new state at once: none finds it 'not LMDB' and runs unguarded" {
+	# LMDB writes a new file's meta pages after opening it and reads them
+	# without a lock: the others wait for them, and never unlink the lock
+	# file the maker shares.  A race, so many rounds of 8 first opens.
+	local round id n
+	for round in $(seq 1 20); do
+		mkdir "fresh.$round"
+		for id in 1 2 3 4 5 6 7 8; do
+			"$CBEXEC" -s "$T/fresh.$round/state.mdb" run x \
+			    -o max_concurrent=8 -- true \
+			    2>>"$T/fresh.err" 3>&- &
+		done
+		wait
+		n=$(CBEXEC_STATE="$T/fresh.$round/state.mdb" json x .calls)
+		[ "$n" = 8 ] ||
+		    fail "round $round: $n of 8 runs recorded: $(cat "$T/fresh.err")"
+	done
+	assert_equal "$(cat "$T/fresh.err")" ''
+}

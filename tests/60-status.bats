@@ -354,6 +354,7 @@ golden_state() {
 golden_filter() {
 	sed -E -e 's/"(last_)?duration_ms": [0-9]+/"\1duration_ms": D/g' \
 	    -e 's/"(token|boot_id|identity)": "[0-9a-f]+"/"\1": "X"/g' \
+	    -e 's/"pidns": [0-9]+/"pidns": N/g' \
 	    -e "s/\"host\": \"$(hostname)\"/\"host\": \"HOST\"/g" \
 	    -e "s/\\b$(id -un)\\b/USER/g"
 }

@@ -80,6 +80,21 @@ load helper
 	assert_line --index 0 "cbexec: trip: --on-open must be fail or skip, not 'maybe'"
 }
 
+@test "status shows a manual window's --on-open, in the detail view and JSON" {
+	run -0 cb trip x --for 1h --on-open skip
+	assert_equal "$(json_field x manual_on_open)" skip
+	run -0 cb status x
+	assert_line --partial '; until then refused calls exit 0 silently'
+	run -0 cb trip y --for 1h --on-open fail
+	assert_equal "$(json_field y manual_on_open)" fail
+	run -0 cb status y
+	assert_line --partial '; until then refused calls fail'
+	run -0 cb trip z
+	assert_equal "$(json_field z manual_on_open)" null
+	run -0 cb status z
+	refute_output --partial 'until then'
+}
+
 @test "trip leaves the backoff as it was: the next failed probe doubles on" {
 	fail_n x 5
 	run -1 cb_at +61s run x -- false

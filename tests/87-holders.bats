@@ -176,7 +176,12 @@ patch_record() {
 	echo "$!" >holder.pid
 	wait_for test -s job.pid
 	run -75 cb run x -- touch ran
-	assert_output --partial 'busy, 1 of 1 running (pid 1 since'
+	# Not init's pid 1: the container's, named by its PID namespace.
+	ns=$(json x '.running[0].pidns')
+	[ "$ns" != null ] && [ "$ns" != "$(stat -Lc %i /proc/self/ns/pid)" ]
+	assert_output --partial "busy, 1 of 1 running (pid 1 in pid:[$ns] since"
+	run -0 cb status x
+	assert_line --partial "Running: pid 1 in pid:[$ns] on "
 	[ ! -e ran ]
 	# Its lease passed, it frees; nothing of another namespace is killed.
 	run -0 cb_at +2h run x -- touch ran

@@ -173,7 +173,7 @@ no_control() {
 	run -75 --separate-stderr cb run api -- true
 	assert_equal "$output" ""
 	no_control "$stderr"
-	[[ $stderr == "cbexec: api: circuit open, retry in "*"s (manual trip by $(id -un): $SHOWN)" ]]
+	[[ $stderr == "cbexec: api: circuit open, retry in "*" (manual trip by $(id -un): $SHOWN)" ]]
 	run -0 --separate-stderr cb status api
 	no_control "$output"
 	assert_line --regexp "^ +State: open since .*: manual trip by $(id -un): \\\\x1b\\[2J"

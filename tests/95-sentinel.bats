@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # 95-sentinel: the fleet store through Redis Sentinel (SPEC section 9, "High
 # availability").  One cluster for the file, started in setup_file on
 # 127.0.0.1 with ports picked free at run time: a master, a replica and

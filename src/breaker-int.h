@@ -23,4 +23,25 @@ int	breaker_verdict(const struct cb_record *, const struct cb_policy *,
 /* Keep in r what status shows of the policy p it runs under. */
 void	breaker_snapshot(struct cb_record *, const struct cb_policy *);
 
+/*
+ * A slot's lease (slot.c).  slot_cap: the clock stepped back, so a lease
+ * never lasts longer than its own length from now (a slot of unknown
+ * length, version 2, is left as it is); returns 1 if it changed.
+ * slot_lost: why the slot must be reclaimed ("probe lease expired", or its
+ * holder died, said in buf), or NULL.
+ */
+int		 slot_cap(struct cb_slot *, int64_t now);
+const char	*slot_lost(const struct cb_slot *, const struct cb_env *,
+		    char *buf, size_t len);
+/* slot_cap over every slot of r: 1 if one changed. */
+int		 slot_leases_cap(struct cb_record *, int64_t now);
+/* Remove the slot at i of an array of n. */
+void		 slot_remove(struct cb_slot *slots, uint16_t *n, unsigned i);
+/* r's probe slot that token names: whether there is one, and which. */
+int			 slot_has(const struct cb_record *, uint64_t token);
+const struct cb_slot	*slot_find(const struct cb_record *, uint64_t token);
+/* Free the slot of slots[*n] that token names, if it is still there. */
+void		 slot_free_token(struct cb_slot *slots, uint16_t *n,
+		    uint64_t token);
+
 #endif

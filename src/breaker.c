@@ -196,59 +196,6 @@ maybe_trip(struct cb_record *r, const struct cb_policy *p,
 	open_for(r, p, env, start_ms, cooldown(r, p), 1, reason, NULL, fx);
 }
 
-/*
- * The clock stepped back: a lease never lasts longer than its own length
- * from now.  A slot of unknown length (version 2) is left as it is.
- * Returns 1 if it changed.
- */
-static int
-slot_cap(struct cb_slot *s, int64_t now)
-{
-	if (s->lease_ms <= 0 || s->lease_until_ms - now <= s->lease_ms)
-		return 0;
-	s->lease_until_ms = now + s->lease_ms;
-	return 1;
-}
-
-static int
-leases_cap(struct cb_record *r, int64_t now)
-{
-	unsigned	i;
-	int		changed = 0;
-
-	for (i = 0; i < r->nslots; i++)
-		changed |= slot_cap(&r->slots[i], now);
-	for (i = 0; i < r->nrunning; i++)
-		changed |= slot_cap(&r->running[i], now);
-	return changed;
-}
-
-/* Why a slot must be reclaimed, or NULL. */
-static const char *
-slot_lost(const struct cb_slot *s, const struct cb_env *env, char *buf,
-    size_t len)
-{
-	if (s->lease_until_ms <= env->now_ms)
-		return "probe lease expired";
-	if (s->pid != 0 && env->alive != NULL &&
-	    env->alive(s, env->alive_ctx) == HOLDER_DEAD) {
-		snprintf(buf, len, "probe slot lost: holder pid %d died",
-		    (int)s->pid);
-		return buf;
-	}
-	return NULL;
-}
-
-int
-breaker_slot_live(const struct cb_slot *s, const struct cb_env *env)
-{
-	struct cb_slot	capped = *s;
-	char		buf[64];
-
-	slot_cap(&capped, env->now_ms);
-	return slot_lost(&capped, env, buf, sizeof buf) == NULL;
-}
-
 static void
 refuse(struct cb_record *r, const struct cb_env *env, struct cb_ticket *t)
 {
@@ -267,14 +214,6 @@ refuse(struct cb_record *r, const struct cb_env *env, struct cb_ticket *t)
 	r->rejected++;
 	if (r->refused_since_run < UINT32_MAX)
 		r->refused_since_run++;
-}
-
-/* Remove the slot at i of an array of n. */
-static void
-slot_remove(struct cb_slot *slots, uint16_t *n, unsigned i)
-{
-	memmove(&slots[i], &slots[i + 1], (*n - i - 1) * sizeof slots[0]);
-	(*n)--;
 }
 
 /*
@@ -417,7 +356,7 @@ breaker_admit(struct cb_record *r, const struct cb_policy *p,
 	me.since_ms = env->now_ms;
 	if (me.lease_ms <= 0 && me.lease_until_ms > env->now_ms)
 		me.lease_ms = me.lease_until_ms - env->now_ms;
-	changed |= leases_cap(r, env->now_ms);
+	changed |= slot_leases_cap(r, env->now_ms);
 	changed |= running_reclaim(r, env, fx);
 
 	if (r->state == STATE_OPEN && admit_open(r, env, t, fx))
@@ -450,42 +389,6 @@ breaker_admit(struct cb_record *r, const struct cb_policy *p,
 	if (changed)
 		breaker_snapshot(r, p);
 	return changed;
-}
-
-static int
-has_slot(const struct cb_record *r, uint64_t token)
-{
-	unsigned	i;
-
-	for (i = 0; i < r->nslots; i++)
-		if (r->slots[i].token == token)
-			return 1;
-	return 0;
-}
-
-static const struct cb_slot *
-find_slot(const struct cb_record *r, uint64_t token)
-{
-	unsigned	i;
-
-	for (i = 0; i < r->nslots; i++)
-		if (r->slots[i].token == token)
-			return &r->slots[i];
-	return NULL;
-}
-
-/* Free the slot of slots[*n] that token names, if it is still there. */
-static void
-free_token(struct cb_slot *slots, uint16_t *n, uint64_t token)
-{
-	unsigned	i;
-
-	for (i = 0; i < *n; i++) {
-		if (slots[i].token == token) {
-			slot_remove(slots, n, i);
-			return;
-		}
-	}
 }
 
 /*
@@ -618,7 +521,7 @@ record_late(struct cb_record *r, const struct cb_policy *p,
     const struct cb_ticket *t, struct cb_effects *fx)
 {
 	mark(r, env, OUTCOME_FAILURE, run);
-	free_token(r->slots, &r->nslots, t->token);
+	slot_free_token(r->slots, &r->nslots, t->token);
 	r->failures++;
 	last_failure(r, env, run);
 	reopen(r, p, env, run->start_ms,
@@ -636,7 +539,7 @@ breaker_record(struct cb_record *r, const struct cb_policy *p,
 	enum cb_outcome		 o;
 
 	count_run(r, env, run);
-	leases_cap(r, env->now_ms);
+	slot_leases_cap(r, env->now_ms);
 	if (t->identity != r->identity) {
 		/* Another breaker of the same name: none of its slots. */
 		r->stale++;
@@ -644,7 +547,7 @@ breaker_record(struct cb_record *r, const struct cb_policy *p,
 		return OUTCOME_STALE;
 	}
 	if (t->running)
-		free_token(r->running, &r->nrunning, t->token);
+		slot_free_token(r->running, &r->nrunning, t->token);
 	breaker_snapshot(r, p);
 
 	/*
@@ -652,12 +555,12 @@ breaker_record(struct cb_record *r, const struct cb_policy *p,
 	 * twice): counting it again could close the breaker on one success.
 	 */
 	if (t->epoch != r->epoch || r->state == STATE_OPEN ||
-	    (t->probe && !has_slot(r, t->token))) {
+	    (t->probe && !slot_has(r, t->token))) {
 		r->stale++;
 		mark(r, env, OUTCOME_STALE, run);
 		return OUTCOME_STALE;
 	}
-	if (t->probe && (slot = find_slot(r, t->token)) != NULL &&
+	if (t->probe && (slot = slot_find(r, t->token)) != NULL &&
 	    slot->lease_until_ms <= env->now_ms) {
 		record_late(r, p, env, run, t, fx);
 		return OUTCOME_FAILURE;
@@ -667,7 +570,7 @@ breaker_record(struct cb_record *r, const struct cb_policy *p,
 	    run->outcome : OUTCOME_IGNORED;
 	mark(r, env, o, run);
 	if (t->probe)
-		free_token(r->slots, &r->nslots, t->token);
+		slot_free_token(r->slots, &r->nslots, t->token);
 
 	switch (o) {
 	case OUTCOME_SUCCESS:

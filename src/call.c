@@ -236,3 +236,96 @@ cmd_record_cb(const uint8_t *old, size_t oldlen, struct cb_buf *out,
 	record_encode(&c->rec, out);
 	return STORE_PUT;
 }
+
+int
+cmd_policy(struct cb_ctx *ctx, const char *name, struct policy_builder *b)
+{
+	struct cb_err	err;
+
+	if (cmd_config(ctx) == -1)
+		return -1;
+	if (config_policy(&ctx->cfg, name, b, &err) == -1) {
+		cmd_warnx("%s", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The policy NAME's record last ran under, over the built-in defaults,
+ * into b (SPEC section 4); the built-in defaults alone when there is no
+ * record, it cannot be read (run then says why, or follows
+ * on_store_error), or the store is not to be opened.
+ */
+static void
+record_policy(struct cb_ctx *ctx, const char *name, int store_mode,
+    struct policy_builder *b)
+{
+	/* Large (a record): static, see struct cb_record. */
+	static struct cb_record	 r;
+	struct cb_policy	 base, last;
+	struct cb_buf		 buf = { 0 };
+	struct cb_err		 err;
+	struct store		*store;
+
+	policy_init(b);
+	if (policy_finish(b, &base, &err) == -1)
+		return;		/* cannot happen: the built-in defaults */
+	if (store_mode == CALL_STORE_NONE || (store = cmd_store(ctx,
+	    store_mode == CALL_STORE_RO, &err)) == NULL ||
+	    store_get(store, name, &buf, &err) != 1 ||
+	    record_decode(buf.data, buf.len, &r, &err) != RECORD_OK ||
+	    breaker_policy(&r, &base, &last) == 0) {
+		buf_free(&buf);
+		policy_init(b);
+		return;
+	}
+	buf_free(&buf);
+	policy_init_from(b, &last, "last run");
+}
+
+int
+cmd_call_builder(struct cb_ctx *ctx, const char *name, int store_mode,
+    struct policy_builder *b)
+{
+	if (cmd_config(ctx) == -1)
+		return -1;
+	if (ctx->cfg_broken) {
+		record_policy(ctx, name, store_mode, b);
+		return 0;
+	}
+	return cmd_policy(ctx, name, b);
+}
+
+int
+cmd_call_policy(struct cb_ctx *ctx, const char *what, const char *name,
+    int store_mode, const struct run_opts *ro, struct cb_policy *p)
+{
+	struct policy_builder	b;
+	struct cb_err		err;
+
+	if (cmd_call_builder(ctx, name, store_mode, &b) == -1)
+		return -1;
+	if (ro != NULL && run_apply(what, ro, &b) == -1)
+		return -1;
+	if (policy_finish(&b, p, &err) == -1) {
+		cmd_warnx("%s: %s", name, err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+void
+cmd_env(struct cb_ctx *ctx, struct cb_env *env)
+{
+	uint64_t	r[2];
+
+	memset(env, 0, sizeof *env);
+	env->now_ms = clock_wall_ms();
+	clock_random2(r);
+	/* 53 random bits: a uniform double in [0, 1). */
+	env->jitter_u = (double)(r[0] >> 11) / 9007199254740992.0;
+	env->rand64 = r[1];
+	env->alive = call_holder_alive;
+	env->alive_ctx = ctx;
+}

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * cmd.c: the command table and the helpers every command shares: the
- * "cbexec: " messages, the usage line, who is acting, how a wait reads,
- * and what an update evicted.
+ * cmd.c: the helpers every command shares: the grammar parser, the usage
+ * line, who is acting, how a wait reads, and what an update evicted.  It
+ * knows no command: cmd-table.c lists them, and warn.c prints.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,87 +18,6 @@
 #include "cmd.h"
 #include "esc.h"
 
-
-const struct cmd_entry *const cmd_table[] = {
-	&cmd_run_entry,
-	&cmd_check_entry,
-	&cmd_status_entry,
-	&cmd_reset_entry,
-	&cmd_trip_entry,
-	&cmd_forget_entry,
-	&cmd_acquire_entry,
-	&cmd_release_entry,
-	&cmd_config_entry,
-	&cmd_gc_entry,
-	&cmd_help_entry,
-	NULL
-};
-
-const struct cmd_entry *
-cmd_find(const char *name)
-{
-	const struct cmd_entry *const	*e;
-
-	for (e = cmd_table; *e != NULL; e++)
-		if (strcmp((*e)->name, name) == 0)
-			return *e;
-	return NULL;
-}
-
-/*
- * "cbexec: MESSAGE[TAIL]\n", the message escaped whole (esc.h): whatever
- * it quotes (a name or reason from the state, a Redis reply, a path, an
- * argument) reaches the terminal as text, never as control.  Escaping is
- * idempotent, so what a caller escaped already is shown unchanged.
- */
-static void
-warn_line(const char *fmt, va_list ap, const char *tail)
-{
-	va_list	 aq;
-	char	 small[512], *msg = small, *e;
-	size_t	 len;
-	int	 n;
-
-	va_copy(aq, ap);
-	n = vsnprintf(small, sizeof small, fmt, ap);
-	if (n < 0) {
-		n = 0;
-		small[0] = '\0';
-	} else if ((size_t)n >= sizeof small) {
-		msg = xmalloc((size_t)n + 1);
-		(void)vsnprintf(msg, (size_t)n + 1, fmt, aq);
-	}
-	va_end(aq);
-	len = esc_len(msg, (size_t)n) + 1;
-	e = xmalloc(len);
-	fprintf(stderr, "cbexec: %s%s\n", esc_mem(e, len, msg, (size_t)n),
-	    tail);
-	free(e);
-	if (msg != small)
-		free(msg);
-}
-
-void
-cmd_warnx(const char *fmt, ...)
-{
-	va_list	ap;
-
-	va_start(ap, fmt);
-	warn_line(fmt, ap, "");
-	va_end(ap);
-}
-
-void
-cmd_warn(const char *fmt, ...)
-{
-	va_list	ap;
-	char	tail[256];
-
-	snprintf(tail, sizeof tail, ": %s", strerror(errno));
-	va_start(ap, fmt);
-	warn_line(fmt, ap, tail);
-	va_end(ap);
-}
 
 int
 cmd_usage(const struct cmd_entry *e, int status)
@@ -349,13 +268,6 @@ cmd_store_error(struct cb_ctx *ctx, const struct cb_err *err)
 		(void)cmd_config(ctx);
 	else
 		cmd_warnx("%s", err->msg);
-}
-
-void
-cmd_store_signal(int sig)
-{
-	(void)fflush(stdout);
-	exit(128 + sig);
 }
 
 const char *

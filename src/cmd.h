@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * cmd.h: the command table and what every command shares.  Each command
- * lives in its own cmd-*.c and exports one struct cmd_entry; cmd.c lists
+ * lives in its own cmd-*.c and exports one struct cmd_entry; cmd-table.c lists
  * them.  A command returns its exit status instead of exiting, and prints
  * its own messages (cmd_warn / cmd_warnx); nothing below the cmd layer
  * prints.  Under the commands: ctx.c (the invocation's context: config,
@@ -19,6 +19,7 @@
 #include "policy.h"
 #include "store.h"
 #include "util.h"
+#include "warn.h"
 
 /* Exit statuses (SPEC section 6). */
 #define EXIT_OK		0
@@ -164,11 +165,6 @@ int		 cmd_has(const struct cmd_args *, int key);
 /* "usage: cbexec NAME USAGE\nHELP" on stdout, as --help prints it. */
 int	cmd_help(const struct cmd_entry *);
 
-/* "cbexec: " + message + "\n" on stderr; cmd_warn appends strerror(errno).
- * The message is escaped whole (esc.h): no byte it quotes reaches the
- * terminal as control. */
-void	cmd_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
-void	cmd_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
 /* Print "usage: cbexec NAME USAGE" and return EXIT_USAGE (or
  * EXIT_CBEXEC for run). */
 int	cmd_usage(const struct cmd_entry *, int status);
@@ -241,6 +237,8 @@ mode_t		 cmd_state_mode(struct cb_ctx *, const char *path,
  * config show).  NULL with err filled when there is none.
  */
 char		*cmd_state_local(struct cb_ctx *, struct cb_err *);
+
+/* ---- call.c: the policy and environment of a call ---- */
 
 /*
  * The policy for NAME from the config; command-line values are then added
@@ -409,7 +407,7 @@ void	cmd_hooks_wait(struct cb_ctx *);
  * Log a broken config's problems (SPEC section 4) as transitions are
  * logged (log = syslog; stderr has them already), once per distinct
  * content of the file: the last content logged is remembered beside the
- * local state, in STATE-config-logged.
+ * local state, in STATE-config-logged (ctx.c: cmd_config calls it).
  */
 void	cmd_config_log(struct cb_ctx *);
 
@@ -469,7 +467,7 @@ typedef void (*admin_fn)(struct cb_record *, const struct cb_policy *,
 int	admin_each(struct cb_ctx *, const struct admin_args *,
 	    const char *what, int create, admin_fn);
 
-/* RUN-OPTIONS, shared by run and `config show` (cmd-run.c). */
+/* RUN-OPTIONS, shared by run and `config show` (run-opts.c). */
 #define RUN_MAX_OPTS	CMD_MAX_OPTS
 struct run_value {
 	enum policy_key	 key;

@@ -48,39 +48,6 @@ config_layer_free(struct config_layer *l)
 	memset(l, 0, sizeof *l);
 }
 
-const char *
-config_key_hint(const char *name, enum hint_scope scope, char *buf,
-    size_t len)
-{
-	struct hint	 h;
-	const char	*k;
-	size_t		 i;
-	int		 trip;
-
-	hint_init(&h);
-	if (scope == HINT_TOP) {
-		for (i = 0; config_top_keys[i] != NULL; i++)
-			hint_offer(&h, name, config_top_keys[i]);
-	} else {
-		for (i = 0; i < PK_COUNT; i++) {
-			k = policy_key_name((enum policy_key)i);
-			trip = strncmp(k, "trip.", 5) == 0;
-			if (scope == HINT_TRIP && trip)
-				hint_offer(&h, name, k + 5);
-			else if (scope != HINT_TRIP && !trip)
-				hint_offer(&h, name, k);
-		}
-		if (scope != HINT_TRIP)
-			hint_offer(&h, name, "trip");
-		if (scope == HINT_ENTRY)
-			hint_offer(&h, name, "match");
-	}
-	if ((k = hint_best(&h, name)) == NULL)
-		return "";
-	snprintf(buf, len, " (did you mean %s?)", k);
-	return buf;
-}
-
 /*
  * A list of strings for a key that takes one (probe), NULL-terminated in
  * *out, or config_fail naming the element that is not a string.

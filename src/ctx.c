@@ -17,10 +17,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <inttypes.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "breaker.h"
@@ -524,84 +526,6 @@ cmd_state_local(struct cb_ctx *ctx, struct cb_err *err)
 	return state_resolve(ctx, 1, err);
 }
 
-int
-cmd_policy(struct cb_ctx *ctx, const char *name, struct policy_builder *b)
-{
-	struct cb_err	err;
-
-	if (cmd_config(ctx) == -1)
-		return -1;
-	if (config_policy(&ctx->cfg, name, b, &err) == -1) {
-		cmd_warnx("%s", err.msg);
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * The policy NAME's record last ran under, over the built-in defaults,
- * into b (SPEC section 4); the built-in defaults alone when there is no
- * record, it cannot be read (run then says why, or follows
- * on_store_error), or the store is not to be opened.
- */
-static void
-record_policy(struct cb_ctx *ctx, const char *name, int store_mode,
-    struct policy_builder *b)
-{
-	/* Large (a record): static, see struct cb_record. */
-	static struct cb_record	 r;
-	struct cb_policy	 base, last;
-	struct cb_buf		 buf = { 0 };
-	struct cb_err		 err;
-	struct store		*store;
-
-	policy_init(b);
-	if (policy_finish(b, &base, &err) == -1)
-		return;		/* cannot happen: the built-in defaults */
-	if (store_mode == CALL_STORE_NONE || (store = cmd_store(ctx,
-	    store_mode == CALL_STORE_RO, &err)) == NULL ||
-	    store_get(store, name, &buf, &err) != 1 ||
-	    record_decode(buf.data, buf.len, &r, &err) != RECORD_OK ||
-	    breaker_policy(&r, &base, &last) == 0) {
-		buf_free(&buf);
-		policy_init(b);
-		return;
-	}
-	buf_free(&buf);
-	policy_init_from(b, &last, "last run");
-}
-
-int
-cmd_call_builder(struct cb_ctx *ctx, const char *name, int store_mode,
-    struct policy_builder *b)
-{
-	if (cmd_config(ctx) == -1)
-		return -1;
-	if (ctx->cfg_broken) {
-		record_policy(ctx, name, store_mode, b);
-		return 0;
-	}
-	return cmd_policy(ctx, name, b);
-}
-
-int
-cmd_call_policy(struct cb_ctx *ctx, const char *what, const char *name,
-    int store_mode, const struct run_opts *ro, struct cb_policy *p)
-{
-	struct policy_builder	b;
-	struct cb_err		err;
-
-	if (cmd_call_builder(ctx, name, store_mode, &b) == -1)
-		return -1;
-	if (ro != NULL && run_apply(what, ro, &b) == -1)
-		return -1;
-	if (policy_finish(&b, p, &err) == -1) {
-		cmd_warnx("%s: %s", name, err.msg);
-		return -1;
-	}
-	return 0;
-}
-
 const uint8_t *
 cmd_boot_id(struct cb_ctx *ctx)
 {
@@ -633,21 +557,6 @@ cmd_host(struct cb_ctx *ctx)
 }
 
 void
-cmd_env(struct cb_ctx *ctx, struct cb_env *env)
-{
-	uint64_t	r[2];
-
-	memset(env, 0, sizeof *env);
-	env->now_ms = clock_wall_ms();
-	clock_random2(r);
-	/* 53 random bits: a uniform double in [0, 1). */
-	env->jitter_u = (double)(r[0] >> 11) / 9007199254740992.0;
-	env->rand64 = r[1];
-	env->alive = call_holder_alive;
-	env->alive_ctx = ctx;
-}
-
-void
 ctx_free(struct cb_ctx *ctx)
 {
 	store_close(ctx->store);
@@ -658,4 +567,126 @@ ctx_free(struct cb_ctx *ctx)
 		config_msgs_free(&ctx->cfg_msgs);
 	free(ctx->state);
 	ctx->state = NULL;
+}
+
+void
+cmd_store_signal(int sig)
+{
+	(void)fflush(stdout);
+	exit(128 + sig);
+}
+
+
+/* ---- a broken config's problems (SPEC section 4) ----------------------- */
+
+#define CONFIG_LOGGED	"-config-logged"
+
+static uint64_t
+fnv(uint64_t h, const void *p, size_t len)
+{
+	const unsigned char	*b = p;
+
+	while (len-- > 0) {
+		h ^= *b++;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* Which problems of which content: the text's hash and what was said. */
+static uint64_t
+config_fingerprint(const struct cb_ctx *ctx)
+{
+	uint64_t	h = 0xcbf29ce484222325ULL;
+	size_t		i;
+
+	h = fnv(h, &ctx->cfg.content_hash, sizeof ctx->cfg.content_hash);
+	if (ctx->cfg_msgs.n == 0)
+		h = fnv(h, ctx->cfg_err.msg, strlen(ctx->cfg_err.msg) + 1);
+	for (i = 0; i < ctx->cfg_msgs.n; i++)
+		h = fnv(h, ctx->cfg_msgs.v[i], strlen(ctx->cfg_msgs.v[i]) + 1);
+	return h;
+}
+
+/*
+ * The fingerprint last logged, from path: 0, or -1 when there is none (or
+ * it is not a small regular file; a symbolic link is not followed, nor a
+ * FIFO waited on).
+ */
+static int
+logged_read(const char *path, uint64_t *h)
+{
+	struct stat	 st;
+	char		 buf[32];
+	ssize_t		 n;
+	int		 fd, rc = -1;
+
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
+	    O_NOCTTY)) == -1)
+		return -1;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (n = read(fd, buf, sizeof buf - 1)) > 0) {
+		buf[n] = '\0';
+		rc = sscanf(buf, "%16" SCNx64 "\n", h) == 1 ? 0 : -1;
+	}
+	(void)close(fd);
+	return rc;
+}
+
+/*
+ * Remember h in path: a new file, never one that exists (a link planted
+ * in a shared directory), renamed over the old.  Best effort: failing, the
+ * problems are logged again next time.
+ */
+static void
+logged_write(const char *path, uint64_t h)
+{
+	char	*tmp;
+	char	 buf[32];
+	int	 fd, len, ok;
+
+	xasprintf(&tmp, "%s.XXXXXX", path);
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1) {
+		free(tmp);
+		return;
+	}
+	len = snprintf(buf, sizeof buf, "%016" PRIx64 "\n", h);
+	ok = fchmod(fd, 0644) == 0 && write(fd, buf, (size_t)len) == len;
+	ok = close(fd) == 0 && ok;
+	if (!ok || rename(tmp, path) == -1)
+		(void)unlink(tmp);
+	free(tmp);
+}
+
+void
+cmd_config_log(struct cb_ctx *ctx)
+{
+	struct cb_err	 err;
+	uint64_t	 h, old;
+	char		*state, *logged = NULL;
+	size_t		 i;
+
+	/* log = stderr: said there already, by every command. */
+	if (ctx->cfg.log != CB_LOG_SYSLOG)
+		return;
+	h = config_fingerprint(ctx);
+	if ((state = cmd_state_local(ctx, &err)) != NULL) {
+		xasprintf(&logged, "%s" CONFIG_LOGGED, state);
+		free(state);
+		if (logged_read(logged, &old) == 0 && old == h) {
+			free(logged);
+			return;
+		}
+	}
+	openlog("cbexec", LOG_PID, LOG_USER);
+	if (ctx->cfg_msgs.n == 0)
+		syslog(LOG_ERR, "config: %s", ctx->cfg_err.msg);
+	for (i = 0; i < ctx->cfg_msgs.n; i++)
+		syslog(LOG_ERR, "config: %s", ctx->cfg_msgs.v[i]);
+	closelog();
+	if (ctx->verbose)
+		cmd_warnx("the config's problems were sent to syslog");
+	if (logged != NULL)
+		logged_write(logged, h);
+	free(logged);
 }

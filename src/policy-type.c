@@ -12,8 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy.h"
-#include "policy-int.h"
+#include "policy-type.h"
 #include "preset.h"
 
 #define MS_SECOND	UNITS_MS_SECOND

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "policy.h"
-#include "policy-int.h"
+#include "policy-type.h"
 #include "preset.h"
 
 /* Where a value of the effective policy lives in the builder. */

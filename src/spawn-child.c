@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "spawn.h"
+#include "spawn-opts.h"
 #include "spawn-child.h"
 
 /* Where a helper's child keeps the exec-error pipe between fork and exec. */

@@ -12,7 +12,8 @@
 
 #include <signal.h>
 
-#include "spawn.h"
+#include "spawn-opts.h"
+#include "util.h"
 
 /* Received by cbexec, passed on to the command. */
 #define SPAWN_NFWD	4

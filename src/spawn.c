@@ -271,6 +271,41 @@ spawn_sweep(const struct spawn_opts *opts, pid_t pid)
 }
 
 /*
+ * Fire the deadline due at now, if one is: the timeout's signal (kill_after
+ * then falls due), or kill_after's SIGKILL.  Returns 1 if one fired.
+ */
+static int
+spawn_deadline(const struct spawn_opts *opts, pid_t pid, int64_t now,
+    int64_t *term_at, int64_t *kill_at, struct spawn_result *res)
+{
+	int	sig;
+
+	if (now >= *term_at) {
+		*term_at = SPAWN_NEVER;
+		res->timed_out = 1;
+		sig = opts->timeout_signal != 0 ? opts->timeout_signal :
+		    SIGTERM;
+		if (opts->on_kill != NULL)
+			opts->on_kill(opts->on_kill_arg, sig, pid,
+			    !opts->foreground);
+		spawn_send(pid, opts->foreground, sig);
+		if (opts->kill_after_ms > 0)
+			*kill_at = spawn_after(now, opts->kill_after_ms);
+		return 1;
+	}
+	if (now >= *kill_at) {
+		*kill_at = SPAWN_NEVER;
+		res->killed = 1;
+		if (opts->on_kill != NULL)
+			opts->on_kill(opts->on_kill_arg, SIGKILL, pid,
+			    !opts->foreground);
+		spawn_send(pid, opts->foreground, SIGKILL);
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * Wait for the child, firing deadlines and forwarding signals, until it is
  * reaped into *wstatus.  Returns 0, or -1 with err filled if waiting itself
  * fails (it cannot, short of a bug); the child is then killed first.
@@ -314,28 +349,8 @@ spawn_wait(const struct spawn_opts *opts, pid_t pid, struct spawn_term *t,
 		}
 
 		now = clock_mono_ms();
-		if (now >= term_at) {
-			term_at = SPAWN_NEVER;
-			res->timed_out = 1;
-			sig = opts->timeout_signal != 0 ? opts->timeout_signal :
-			    SIGTERM;
-			if (opts->on_kill != NULL)
-				opts->on_kill(opts->on_kill_arg, sig, pid,
-				    !opts->foreground);
-			spawn_send(pid, opts->foreground, sig);
-			if (opts->kill_after_ms > 0)
-				kill_at = spawn_after(now, opts->kill_after_ms);
+		if (spawn_deadline(opts, pid, now, &term_at, &kill_at, res))
 			continue;
-		}
-		if (now >= kill_at) {
-			kill_at = SPAWN_NEVER;
-			res->killed = 1;
-			if (opts->on_kill != NULL)
-				opts->on_kill(opts->on_kill_arg, SIGKILL, pid,
-				    !opts->foreground);
-			spawn_send(pid, opts->foreground, SIGKILL);
-			continue;
-		}
 
 		next = term_at < kill_at ? term_at : kill_at;
 		tsp = NULL;

@@ -247,7 +247,7 @@ redis_slow(struct store_redis *sr, const char *what, struct cb_err *err)
  * Finish a non-blocking connect in sr->c within the deadline: 0, or -1
  * with sr->c freed and err filled.
  */
-static int
+int
 redis_connected(struct store_redis *sr, const char *what, struct cb_err *err)
 {
 	socklen_t	len;
@@ -365,37 +365,4 @@ drop:
 	redisFree(sr->c);
 	sr->c = NULL;
 	return -1;
-}
-
-/* Connect, AUTH and SELECT, unless a healthy connection exists. */
-int
-redis_connect(struct store_redis *sr, struct cb_err *err)
-{
-	static const char	what[] = "cannot connect to Redis";
-	int			rc;
-
-	if (sr->c != NULL) {
-		if (sr->c->err == 0)
-			return 0;
-		redisFree(sr->c);
-		sr->c = NULL;
-	}
-	sr->readonly = 0;
-	sr->deadline = clock_mono_ms() + sr->timeout_ms;
-	sr->connecting = 1;
-	if (sr->u.master != NULL)
-		rc = redis_sentinel_connect(sr, err);
-	else {
-		if (sr->u.sock != NULL) {
-			sr->c = redisConnectUnixNonBlock(sr->u.sock);
-			rc = redis_connected(sr, what, err);
-		} else
-			rc = redis_open_tcp(sr, sr->u.host, sr->u.port, what,
-			    err);
-		if (rc == 0)
-			rc = redis_session(sr, "Redis", sr->u.user,
-			    sr->password, sr->u.db, err);
-	}
-	sr->connecting = 0;
-	return rc;
 }

@@ -63,7 +63,8 @@ void		 redis_pipe_restore(const sigset_t *old);
 /*
  * Connect, AUTH and SELECT, unless a healthy connection exists; 0 or -1.
  * Everything it does shares one store_timeout: the name lookup, each
- * address, AUTH and SELECT, and with Sentinel the sentinels and ROLE.
+ * address, AUTH and SELECT, and with Sentinel the sentinels and ROLE
+ * (store-redis-sentinel.c).
  */
 int		 redis_connect(struct store_redis *, struct cb_err *);
 
@@ -73,11 +74,15 @@ int		 redis_connect(struct store_redis *, struct cb_err *);
  * the messages), and AUTH [user] password (when password is not NULL)
  * and SELECT db (when not 0) on it, who ("Redis", "sentinel H:P") named
  * in the messages.  0, or -1 with err filled and sr->c NULL.
+ * redis_connected finishes the non-blocking connect of a Unix socket
+ * already in sr->c the same way.
  */
 int		 redis_open_tcp(struct store_redis *, const char *host,
 		    int port, const char *what, struct cb_err *);
 int		 redis_session(struct store_redis *, const char *who,
 		    const char *user, const char *password, long db,
+		    struct cb_err *);
+int		 redis_connected(struct store_redis *, const char *what,
 		    struct cb_err *);
 
 /*
@@ -115,6 +120,10 @@ void		 redis_io_error(struct store_redis *, const char *what,
 		    struct cb_err *);
 void		 redis_bad_reply(struct store_redis *, const char *what,
 		    redisReply *, struct cb_err *);
+
+/* prefix + NAME into sr->key; 0, or -1 with err (store-redis-update.c). */
+int		 redis_key(struct store_redis *, const char *name,
+		    const char *what, struct cb_err *);
 
 /*
  * The optimistic read-modify-write of NAME, retried on lost races, with

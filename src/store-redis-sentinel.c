@@ -14,7 +14,9 @@
  * the next call asks again, and so finds a new master by itself.
  * CBEXEC_SENTINEL_PASSWORD (sr->sentinel_password) authenticates to the
  * sentinels, CBEXEC_REDIS_PASSWORD to the master.  One of the files that
- * include hiredis.h (store-redis-int.h).
+ * include hiredis.h (store-redis-int.h).  redis_connect, the way in for
+ * every operation, is here too: it picks the URL's server or Sentinel's
+ * master, above the connection's calls (store-redis-conn.c).
  * SPDX-License-Identifier: ISC
  */
 #include <stdint.h>
@@ -229,4 +231,37 @@ store_redis_master(struct store *s, char *buf, size_t len)
 	snprintf(buf, len, "%s, named by sentinel %s", sr->master,
 	    sr->named_by);
 	return 0;
+}
+
+/* Connect, AUTH and SELECT, unless a healthy connection exists. */
+int
+redis_connect(struct store_redis *sr, struct cb_err *err)
+{
+	static const char	what[] = "cannot connect to Redis";
+	int			rc;
+
+	if (sr->c != NULL) {
+		if (sr->c->err == 0)
+			return 0;
+		redisFree(sr->c);
+		sr->c = NULL;
+	}
+	sr->readonly = 0;
+	sr->deadline = clock_mono_ms() + sr->timeout_ms;
+	sr->connecting = 1;
+	if (sr->u.master != NULL)
+		rc = redis_sentinel_connect(sr, err);
+	else {
+		if (sr->u.sock != NULL) {
+			sr->c = redisConnectUnixNonBlock(sr->u.sock);
+			rc = redis_connected(sr, what, err);
+		} else
+			rc = redis_open_tcp(sr, sr->u.host, sr->u.port, what,
+			    err);
+		if (rc == 0)
+			rc = redis_session(sr, "Redis", sr->u.user,
+			    sr->password, sr->u.db, err);
+	}
+	sr->connecting = 0;
+	return rc;
 }

@@ -18,6 +18,7 @@
 #     it: no arrow either.  Every pair of modules has one
 #     direction at most: what two modules both need belongs in a third one
 #     below them.
+import functools
 import os
 import re
 import subprocess
@@ -62,10 +63,16 @@ def implements(objdir, cfile, hdr):
 	return any(sym in words for sym in nm(obj, ['-g', '--defined-only']))
 
 
-def nm(obj, flags):
-	out = subprocess.run(['nm', '-P'] + flags + [obj], check=True,
+@functools.lru_cache(maxsize=None)
+def nm_cached(obj, flags):
+	out = subprocess.run(['nm', '-P'] + list(flags) + [obj], check=True,
 	    capture_output=True, text=True).stdout
-	return [line.split()[0] for line in out.splitlines() if line]
+	return tuple(line.split()[0] for line in out.splitlines() if line)
+
+
+def nm(obj, flags):
+	"""Once per object and flags: implements() asks for each include."""
+	return list(nm_cached(obj, tuple(flags)))
 
 
 def calls(srcdir, objdir, edges):

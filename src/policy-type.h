@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * policy-int.h: what policy.c (the key table and the builder) and
+ * policy-type.h: what policy.c (the key table and the builder) and
  * policy-type.c (reading, storing and printing each type of value) share.
  * Not for other callers; policy.h is the interface.
  */
-#ifndef CBEXEC_POLICY_INT_H
-#define CBEXEC_POLICY_INT_H
+#ifndef CBEXEC_POLICY_TYPE_H
+#define CBEXEC_POLICY_TYPE_H
 
 #include <stddef.h>
 #include <stdint.h>

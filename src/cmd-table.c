@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * cmd-help.c: `cbexec help [COMMAND]`, and `cbexec help --options
- * COMMAND`: the words COMMAND's grammar takes (its options and
- * subcommands, one a line), from the same table the parser reads, for
- * completions and scripts.
+ * cmd-table.c: the command table, the one file that names every command
+ * (only main and help read it), and help, the command that shows it:
+ * `cbexec help [COMMAND]`, and `cbexec help --options COMMAND`: the words
+ * COMMAND's grammar takes (its options and subcommands, one a line), from
+ * the same table the parser reads, for completions and scripts.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "cmd.h"
 
@@ -72,3 +74,29 @@ const struct cmd_entry cmd_help_entry = {
 	NULL,
 	cmd_help_exec
 };
+
+const struct cmd_entry *const cmd_table[] = {
+	&cmd_run_entry,
+	&cmd_check_entry,
+	&cmd_status_entry,
+	&cmd_reset_entry,
+	&cmd_trip_entry,
+	&cmd_forget_entry,
+	&cmd_acquire_entry,
+	&cmd_release_entry,
+	&cmd_config_entry,
+	&cmd_gc_entry,
+	&cmd_help_entry,
+	NULL
+};
+
+const struct cmd_entry *
+cmd_find(const char *name)
+{
+	const struct cmd_entry *const	*e;
+
+	for (e = cmd_table; *e != NULL; e++)
+		if (strcmp((*e)->name, name) == 0)
+			return *e;
+	return NULL;
+}

@@ -798,7 +798,7 @@ cbexec: key '\\xff\\xfe' in state '$URL': not a breaker name; skipped"
 			    -o max_concurrent=1 -- true
 		else
 			run -75 on a run job -o max_concurrent=1 -- true
-			assert_output --partial 'busy, 1 of 1 running (pid 1 since'
+			assert_output --regexp 'busy, 1 of 1 running \(pid 1 in pid:\[[0-9]+\] since'
 		fi
 		touch "$T/release"
 		wait "$(cat "$T/holder.pid")"

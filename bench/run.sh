@@ -38,6 +38,7 @@ for tool in hyperfine jq mdb_dump /usr/bin/time; do
 done
 
 RPID=
+SPID=
 if [ -n "${BENCH_DIR:-}" ]; then
 	D=$BENCH_DIR
 	mkdir -p "$D"
@@ -46,12 +47,13 @@ else
 	D=$(mktemp -d /tmp/cbexec-bench.XXXXXX)
 	KEEP=0
 fi
-cleanup() {	# our redis-server by its pid, then the scratch directory
-	if [ -n "$RPID" ]; then
-		if kill "$RPID" 2>/dev/null; then
-			wait "$RPID" 2>/dev/null || true
+cleanup() {	# our redis-servers by their pids, then the scratch directory
+	local p
+	for p in "$SPID" "$RPID"; do
+		if [ -n "$p" ] && kill "$p" 2>/dev/null; then
+			wait "$p" 2>/dev/null || true
 		fi
-	fi
+	done
 	[ "$KEEP" = 1 ] || rm -rf "$D"
 }
 trap cleanup EXIT
@@ -167,6 +169,32 @@ else
 	fi
 	echo "fleet store: redis-server (pid $RPID) on $RURL"
 	FLEET=(-n fleet "$CB -s $RURL run b -- /bin/true")
+	# The same server through one Sentinel (issue 20): each call asks the
+	# sentinel for the master and checks ROLE first.  Skipped with a
+	# message when no sentinel comes up.
+	SPORT=$((20000 + RANDOM % 40000))
+	printf 'port %s\nbind 127.0.0.1\nsentinel monitor cb 127.0.0.1 %s 1\n' \
+	    "$SPORT" "$RPORT" >"$D/sentinel.conf"
+	redis-server "$D/sentinel.conf" --sentinel \
+	    --logfile "$D/sentinel.log" &
+	SPID=$!
+	SURL=redis-sentinel://127.0.0.1:$SPORT/cb/0
+	for ((i = 0; i < 500; i++)); do	# it names the master (10 s at most)
+		[ "$(redis-cli -h 127.0.0.1 -p "$SPORT" sentinel \
+		    get-master-addr-by-name cb 2>/dev/null | head -1)" = \
+		    127.0.0.1 ] && break
+		kill -0 "$SPID" 2>/dev/null || break
+		sleep 0.02
+	done
+	if "$CB" -s "$SURL" run s -- /bin/true 2>"$D/sentinel.err" &&
+	    [ ! -s "$D/sentinel.err" ] && [ "$(redis-cli -h 127.0.0.1 \
+	    -p "$RPORT" exists cbexec:s)" = 1 ]; then
+		echo "fleet store: sentinel (pid $SPID) on $SURL"
+		FLEET+=(-n sentinel "$CB -s $SURL run s -- /bin/true")
+	else
+		echo "bench: no Sentinel row: the run did not reach Redis" \
+		    "through 127.0.0.1:$SPORT ($(head -c 200 "$D/sentinel.err"))"
+	fi
 fi
 
 # -------------------------------------------------------------------------
@@ -335,6 +363,9 @@ done
 row "cbexec run, closed, max_concurrent = 4" closed_bulkhead closed
 if [ ${#FLEET[@]} -gt 0 ]; then
 	row "cbexec run, closed, fleet (Redis, loopback)" fleet closed
+	if [ ${#FLEET[@]} -gt 2 ]; then
+		row "cbexec run, closed, fleet through Sentinel" sentinel fleet
+	fi
 else
 	printf '  %-44s %8s\n' "cbexec run, closed, fleet (Redis)" skipped
 fi
@@ -378,8 +409,10 @@ printf ' floor_1M/floor_10=%s closed_full/timeout=%s closed_none/timeout=%s' \
     "$(ratio "${M[closed_none]}" "${M[timeout]}")"
 printf ' bulkhead/closed=%s' \
     "$(ratio "${M[closed_bulkhead]}" "${M[closed]}")"
-printf ' fleet/closed=%s' \
+printf ' fleet/closed=%s sentinel/fleet=%s' \
     "$([ ${#FLEET[@]} -gt 0 ] && ratio "${M[fleet]}" "${M[closed]}" ||
+    echo -)" \
+    "$([ ${#FLEET[@]} -gt 2 ] && ratio "${M[sentinel]}" "${M[fleet]}" ||
     echo -)"
 if [ ${#BASE[@]} -gt 0 ]; then
 	printf ' closed/base=%s refused/base=%s' \

@@ -41,18 +41,6 @@ prom_running() {
 	sed -n "s/^cbexec_running{name=\"$1\"} //p" "$T/m.prom"
 }
 
-# patch_record NAME AWK-SUB: rewrite NAME's value in the state file with
-# AWK-SUB on its hex dump line (as 90-faults does), via mdb_dump/mdb_load.
-patch_record() {
-	local hexname
-	hexname=$(printf '%s' "$1" | od -An -tx1 | tr -d ' \n')
-	mdb_dump -n "$CBEXEC_STATE" >dump
-	awk -v k=" $hexname" "prev == k { $2 } { print; prev = \$0 }" dump >dump.new
-	run -1 cmp -s dump dump.new
-	rm -f "$CBEXEC_STATE" "$CBEXEC_STATE-lock"
-	mdb_load -n -f dump.new "$CBEXEC_STATE"
-}
-
 @test "a SIGKILLed cbexec's job holds its slot while its group lives; past the lease the next call kills the group" {
 	config 'defaults = { max_concurrent = 1; };'
 	orphan j -t 1s -k 1s

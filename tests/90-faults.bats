@@ -55,18 +55,6 @@ fill_disk() {
 	rm -f "$MNT/probe"
 }
 
-# patch_record NAME AWK-SUB: rewrite NAME's value in the state file with
-# sub(REGEX, REPLACEMENT) on its hex dump line, via mdb_dump / mdb_load.
-patch_record() {
-	local hexname
-	hexname=$(printf '%s' "$1" | od -An -tx1 | tr -d ' \n')
-	mdb_dump -n "$CBEXEC_STATE" >dump
-	awk -v k=" $hexname" "prev == k { $2 } { print; prev = \$0 }" dump >dump.new
-	run -1 cmp -s dump dump.new
-	rm -f "$CBEXEC_STATE" "$CBEXEC_STATE-lock"
-	mdb_load -n -f dump.new "$CBEXEC_STATE"
-}
-
 @test "state directory read-only: run warns and runs unguarded; with on_store_error = closed, 125" {
 	small_tmpfs 1m
 	export CBEXEC_STATE=$MNT/state.mdb

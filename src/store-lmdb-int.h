@@ -30,6 +30,7 @@ struct store_lmdb {
 	int		 dfd;		/* the data file, as checked */
 	int		 lfd;		/* the lock file, as checked, or -1 */
 	MDB_dbi		 dbi;
+	int		 dbi_open;	/* dbi is open (lmdb_op_run) */
 	int		 readonly;
 	int		 broken;	/* a map resize failed: no map left */
 	struct cb_buf	 out;		/* update callback output, reused */
@@ -48,6 +49,10 @@ extern const struct store_ops lmdb_ops;
  * commit or abort.  Adopts a map grown elsewhere (store-lmdb.c).
  */
 int	lmdb_begin(struct store_lmdb *, unsigned int flags, MDB_txn **);
+
+/* Fill err for a failed mdb_env_open, or the setup after it (the main
+ * database's handle, on the first operation), and set errno. */
+void	lmdb_open_error(const char *path, int rc, struct cb_err *);
 
 /* Close everything sl holds, whatever state the open left it in, and free
  * it; after a wait given up (lmdb_wait_lost), leave all of it alone, as

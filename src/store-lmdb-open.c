@@ -124,22 +124,6 @@ lmdb_check_size(MDB_env *env, int dfd, const char *path, struct cb_err *err)
 	return 0;
 }
 
-/* Fill err for a failed mdb_env_open (or setup after it) and set errno. */
-static void
-lmdb_open_error(const char *path, int rc, struct cb_err *err)
-{
-	if (rc == MDB_INVALID)
-		err_set(err, "state '%s' is not an LMDB file", path);
-	else if (rc == MDB_VERSION_MISMATCH)
-		err_set(err, "cannot open state '%s': "
-		    "incompatible LMDB version", path);
-	else
-		err_set(err, "cannot open state '%s': %s", path,
-		    mdb_strerror(rc));
-	/* Never leave a stray ENOENT: the readonly caller trusts it. */
-	errno = rc > 0 ? rc : EINVAL;
-}
-
 /*
  * The path as given: 0 with *exists, or -1 with err (and errno) for an
  * invalid path, a failed lstat, or a missing file when readonly, which
@@ -240,9 +224,10 @@ lmdb_open_files(struct store_lmdb *sl, const struct store_opts *opts,
  * mdb_env_open takes a shared fcntl lock on the lock file's first byte,
  * and waits for it (F_SETLKW, restarted after signals) while another
  * process holds it exclusively, as anybody who may write the lock file
- * can.  Take it first, as a wait the worker gives up after lock_timeout
- * (store-lmdb-wait.c); POSIX locks are the process's, so LMDB then finds
- * it granted and never waits.  Runs on the worker.
+ * can.  Take it first (lmdb_share_lock_now), when it is not free as a wait
+ * the worker gives up after lock_timeout (store-lmdb-wait.c); POSIX locks
+ * are the process's, so LMDB then finds it granted and never waits.  Runs
+ * on the worker.
  */
 static int
 lmdb_share_lock(struct store_lmdb *sl, void *unused, struct cb_err *err)
@@ -270,6 +255,36 @@ lmdb_share_lock(struct store_lmdb *sl, void *unused, struct cb_err *err)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * The shared lock is nearly always free: take it at once when it is (no
+ * hand-off to the worker, no thread yet), and wait on the worker only
+ * while another process holds it exclusively.
+ */
+static int
+lmdb_share_lock_now(struct store_lmdb *sl, struct cb_err *err)
+{
+	struct flock	fl;
+	int		rc;
+
+	memset(&fl, 0, sizeof fl);
+	fl.l_type = F_RDLCK;
+	fl.l_whence = SEEK_SET;
+	fl.l_start = 0;
+	fl.l_len = 1;
+	while ((rc = fcntl(sl->lfd, F_SETLK, &fl)) == -1 && errno == EINTR)
+		continue;
+	if (rc == 0)
+		return 0;
+	if (errno != EAGAIN && errno != EACCES) {
+		rc = errno;
+		err_set(err, "cannot open state '%s': lock file: %s",
+		    sl->s.path, strerror(rc));
+		errno = rc;
+		return -1;
+	}
+	return lmdb_wait_call(sl, lmdb_share_lock, NULL, err);
 }
 
 /*
@@ -301,8 +316,7 @@ lmdb_open_env(struct store_lmdb *sl, const struct store_opts *opts,
 	if (f->dst.st_size == 0)
 		mapsize = LMDB_MAP_START;
 
-	if (sl->lfd != -1 && lmdb_wait_call(sl, lmdb_share_lock, NULL,
-	    err) != 0)
+	if (sl->lfd != -1 && lmdb_share_lock_now(sl, err) != 0)
 		return -1;
 	if (statefile_pin(sl->dfd, &f->dst, sl->lfd, &f->lst, &pin) != 0) {
 		e = errno;
@@ -367,36 +381,6 @@ lmdb_open_env(struct store_lmdb *sl, const struct store_opts *opts,
 	if (rc == 0)
 		sl->env = env;
 	return rc;
-}
-
-/*
- * Open the main database, keeping its handle.  0 or an LMDB error in
- * *rcp (-1 with err only when given up).  Runs on the worker.
- */
-static int
-lmdb_open_db(struct store_lmdb *sl, void *rcp, struct cb_err *err)
-{
-	MDB_txn	*txn;
-	int	*rc = rcp, cancelled;
-
-	(void)err;
-	/* Cheap: frees slots whose pid holds no lock any more (but takes
-	 * the reader table's lock: a wait). */
-	if (lmdb_wait_enter() != 0)
-		return -1;
-	*rc = mdb_reader_check(sl->env, NULL);
-	cancelled = lmdb_wait_leave();
-	if (cancelled != 0 || *rc != 0)
-		return cancelled;
-	if ((*rc = lmdb_begin(sl, MDB_RDONLY, &txn)) != 0)
-		return *rc == ECANCELED ? -1 : 0;
-	if ((*rc = mdb_dbi_open(txn, NULL, 0, &sl->dbi)) != 0) {
-		mdb_txn_abort(txn);
-		return 0;
-	}
-	/* Commit (not abort) keeps the handle for later transactions. */
-	*rc = mdb_txn_commit(txn);
-	return 0;
 }
 
 /*
@@ -518,10 +502,8 @@ lmdb_open_once(const struct store_opts *opts, int *again,
 		invalid = 1;
 		goto fail;
 	}
-	if (lmdb_wait_call(sl, lmdb_open_db, &rc, err) != 0)
-		goto fail;
-	if (rc != 0)
-		goto fail_rc;
+	/* The main database's handle: on the first operation's hand-off to
+	 * the worker (lmdb_op_run), which waits for the same locks. */
 done:
 	free(f.lockpath);
 	return &sl->s;

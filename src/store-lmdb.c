@@ -84,6 +84,21 @@ lmdb_begin_locked(struct store_lmdb *sl, unsigned int flags, MDB_txn **txn)
 	}
 }
 
+void
+lmdb_open_error(const char *path, int rc, struct cb_err *err)
+{
+	if (rc == MDB_INVALID)
+		err_set(err, "state '%s' is not an LMDB file", path);
+	else if (rc == MDB_VERSION_MISMATCH)
+		err_set(err, "cannot open state '%s': "
+		    "incompatible LMDB version", path);
+	else
+		err_set(err, "cannot open state '%s': %s", path,
+		    mdb_strerror(rc));
+	/* Never leave a stray ENOENT: the readonly caller trusts it. */
+	errno = rc > 0 ? rc : EINVAL;
+}
+
 /*
  * mdb_txn_begin may wait for LMDB's writer lock or reader-table lock as
  * long as another process holds it: marked as a wait, which the caller
@@ -504,11 +519,48 @@ struct lmdb_op {
 	struct cb_buf		*buf;
 };
 
+/*
+ * Open the main database, keeping its handle: 0, or -1 with err.  Done by
+ * the first operation rather than by the open, in the same hand-off to
+ * the worker, as it waits for the reader table's lock too.
+ */
+static int
+lmdb_open_db(struct store_lmdb *sl, struct cb_err *err)
+{
+	MDB_txn	*txn;
+	int	 rc, cancelled;
+
+	/* Cheap: frees slots whose pid holds no lock any more (but takes
+	 * the reader table's lock: a wait). */
+	if (lmdb_wait_enter() != 0)
+		return -1;
+	rc = mdb_reader_check(sl->env, NULL);
+	cancelled = lmdb_wait_leave();
+	if (cancelled != 0)
+		return -1;
+	if (rc == 0 && (rc = lmdb_begin(sl, MDB_RDONLY, &txn)) == ECANCELED)
+		return -1;
+	if (rc == 0) {
+		if ((rc = mdb_dbi_open(txn, NULL, 0, &sl->dbi)) != 0)
+			mdb_txn_abort(txn);
+		else	/* commit, not abort, keeps the handle */
+			rc = mdb_txn_commit(txn);
+	}
+	if (rc != 0) {
+		lmdb_open_error(sl->s.path, rc, err);
+		return -1;
+	}
+	sl->dbi_open = 1;
+	return 0;
+}
+
 static int
 lmdb_op_run(struct store_lmdb *sl, void *a, struct cb_err *err)
 {
 	struct lmdb_op	*op = a;
 
+	if (sl->env != NULL && !sl->dbi_open && lmdb_open_db(sl, err) != 0)
+		return -1;
 	switch (op->kind) {
 	case OP_UPDATE:
 		return lmdb_do_update(&sl->s, op->name, op->update, op->arg,

@@ -374,9 +374,13 @@ EOS
 	cp victim victim.orig
 	cat >ns.sh <<'EOS'
 		mount --make-rprivate / && mount -t tmpfs tmpfs /proc || exit 99
-		# LeakSanitizer (the sanitizer pass) reads /proc at exit: with
-		# none it dies with a status of its own, hiding cbexec's.
+		# The sanitizer pass: ASan reads its options from
+		# /proc/self/environ, not from environ, and LeakSanitizer reads
+		# /proc at exit, dying with a status of its own that hides
+		# cbexec's.  A plain file there, with leak checks off, and still
+		# no /proc/self/fd to pin through.
 		export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+		mkdir /proc/self && env -0 >/proc/self/environ || exit 99
 		# A /dev/shm of its own: a pin left there by a cbexec that
 		# another test SIGKILLed before it removed it is not ours.
 		[ ! -d /dev/shm ] || mount -t tmpfs tmpfs /dev/shm || exit 99

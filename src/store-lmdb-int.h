@@ -55,8 +55,7 @@ int	lmdb_begin(struct store_lmdb *, unsigned int flags, MDB_txn **);
 void	lmdb_open_error(const char *path, int rc, struct cb_err *);
 
 /* Close everything sl holds, whatever state the open left it in, and free
- * it; after a wait given up (lmdb_wait_lost), leave all of it alone, as
- * the worker may still be inside LMDB (store-lmdb.c). */
+ * it (store-lmdb.c). */
 void	lmdb_close(struct store *);
 
 /*
@@ -68,17 +67,17 @@ int	lmdb_evict(struct store_lmdb *, MDB_txn *);
 
 /*
  * The waits on LMDB's locks (store-lmdb-wait.c).  lmdb_wait_call runs
- * fn(sl, arg, err) on the process's worker thread and waits for it, at
- * most sl->lock_timeout_ms in any one stretch between lmdb_wait_enter and
+ * fn(sl, arg, err), in which a wait for a lock lasts at most
+ * sl->lock_timeout_ms in any one stretch between lmdb_wait_enter and
  * lmdb_wait_leave.  Returns what fn returned (err as fn filled it), or -1
  * with err filled when that wait lasted too long (errno ETIMEDOUT; every
  * later call then fails at once, and lmdb_wait_lost() is 1), or when
  * SIGINT, SIGTERM, SIGHUP or SIGQUIT came first (after sl->on_signal, if
- * set and if it returns; errno EINTR).  The worker calls lmdb_wait_enter
- * before anything that may block on a lock and lmdb_wait_leave after it;
- * each returns -1 when the caller has given up on the worker, which must
- * then let go of what it holds and return without touching the caller's
- * memory (arg, sl->s) again.
+ * set and if it returns; errno EINTR).  fn calls lmdb_wait_enter before
+ * anything that may wait for a lock and lmdb_wait_leave after it; each
+ * returns -1 once the wait is over, and fn then lets go of what it holds
+ * and returns.  A wait of our own (a POSIX record lock) sleeps in
+ * lmdb_wait_pause between tries: -1 when it is over.
  */
 typedef int (*lmdb_wait_fn)(struct store_lmdb *, void *, struct cb_err *);
 
@@ -86,6 +85,7 @@ int	lmdb_wait_call(struct store_lmdb *, lmdb_wait_fn, void *,
 	    struct cb_err *);
 int	lmdb_wait_enter(void);
 int	lmdb_wait_leave(void);
+int	lmdb_wait_pause(void);
 int	lmdb_wait_lost(void);
 
 #endif

@@ -224,10 +224,10 @@ lmdb_open_files(struct store_lmdb *sl, const struct store_opts *opts,
  * mdb_env_open takes a shared fcntl lock on the lock file's first byte,
  * and waits for it (F_SETLKW, restarted after signals) while another
  * process holds it exclusively, as anybody who may write the lock file
- * can.  Take it first (lmdb_share_lock_now), when it is not free as a wait
- * the worker gives up after lock_timeout (store-lmdb-wait.c); POSIX locks
- * are the process's, so LMDB then finds it granted and never waits.  Runs
- * on the worker.
+ * can.  Take it first: at once when it is free, as it nearly always is,
+ * else tried again every slice of a wait that lock_timeout and the four
+ * signals end (store-lmdb-wait.c).  POSIX locks are the process's, so
+ * LMDB then finds it granted and never waits.
  */
 static int
 lmdb_share_lock(struct store_lmdb *sl, void *unused, struct cb_err *err)
@@ -243,7 +243,9 @@ lmdb_share_lock(struct store_lmdb *sl, void *unused, struct cb_err *err)
 	fl.l_len = 1;
 	if (lmdb_wait_enter() != 0)
 		return -1;
-	while ((rc = fcntl(sl->lfd, F_SETLKW, &fl)) == -1 && errno == EINTR)
+	while ((rc = fcntl(sl->lfd, F_SETLK, &fl)) == -1 &&
+	    (errno == EINTR || errno == EAGAIN || errno == EACCES) &&
+	    lmdb_wait_pause() == 0)
 		continue;
 	e = errno;
 	/* Given up: a shared lock left held is what every user holds. */
@@ -255,36 +257,6 @@ lmdb_share_lock(struct store_lmdb *sl, void *unused, struct cb_err *err)
 		return -1;
 	}
 	return 0;
-}
-
-/*
- * The shared lock is nearly always free: take it at once when it is (no
- * hand-off to the worker, no thread yet), and wait on the worker only
- * while another process holds it exclusively.
- */
-static int
-lmdb_share_lock_now(struct store_lmdb *sl, struct cb_err *err)
-{
-	struct flock	fl;
-	int		rc;
-
-	memset(&fl, 0, sizeof fl);
-	fl.l_type = F_RDLCK;
-	fl.l_whence = SEEK_SET;
-	fl.l_start = 0;
-	fl.l_len = 1;
-	while ((rc = fcntl(sl->lfd, F_SETLK, &fl)) == -1 && errno == EINTR)
-		continue;
-	if (rc == 0)
-		return 0;
-	if (errno != EAGAIN && errno != EACCES) {
-		rc = errno;
-		err_set(err, "cannot open state '%s': lock file: %s",
-		    sl->s.path, strerror(rc));
-		errno = rc;
-		return -1;
-	}
-	return lmdb_wait_call(sl, lmdb_share_lock, NULL, err);
 }
 
 /*
@@ -316,7 +288,8 @@ lmdb_open_env(struct store_lmdb *sl, const struct store_opts *opts,
 	if (f->dst.st_size == 0)
 		mapsize = LMDB_MAP_START;
 
-	if (sl->lfd != -1 && lmdb_share_lock_now(sl, err) != 0)
+	if (sl->lfd != -1 && lmdb_wait_call(sl, lmdb_share_lock, NULL,
+	    err) != 0)
 		return -1;
 	if (statefile_pin(sl->dfd, &f->dst, sl->lfd, &f->lst, &pin) != 0) {
 		e = errno;
@@ -502,8 +475,8 @@ lmdb_open_once(const struct store_opts *opts, int *again,
 		invalid = 1;
 		goto fail;
 	}
-	/* The main database's handle: on the first operation's hand-off to
-	 * the worker (lmdb_op_run), which waits for the same locks. */
+	/* The main database's handle: by the first operation (lmdb_op_run),
+	 * whose wait for the same locks lock_timeout bounds. */
 done:
 	free(f.lockpath);
 	return &sl->s;

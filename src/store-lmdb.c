@@ -500,7 +500,7 @@ lmdb_do_prune(struct store *s, store_prune_fn fn, void *arg,
 	return 0;
 }
 
-/* One operation, as the worker thread runs it (lmdb_wait_call). */
+/* One operation, as lmdb_wait_call runs it. */
 enum lmdb_op_kind {
 	OP_UPDATE,
 	OP_UPDATE_PEEK,
@@ -521,8 +521,8 @@ struct lmdb_op {
 
 /*
  * Open the main database, keeping its handle: 0, or -1 with err.  Done by
- * the first operation rather than by the open, in the same hand-off to
- * the worker, as it waits for the reader table's lock too.
+ * the first operation, in its lmdb_wait_call, as it waits for the reader
+ * table's lock too.
  */
 static int
 lmdb_open_db(struct store_lmdb *sl, struct cb_err *err)
@@ -627,10 +627,6 @@ void
 lmdb_close(struct store *s)
 {
 	struct store_lmdb	*sl = (struct store_lmdb *)s;
-
-	/* The worker may still be inside LMDB, with sl: leave them be. */
-	if (lmdb_wait_lost())
-		return;
 
 	mdb_env_close(sl->env);		/* NULL is fine */
 	/*

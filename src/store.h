@@ -203,8 +203,8 @@ struct store_opts {
  * that cannot be pinned so is refused, never opened by name.  Waits on
  * the store's locks are bounded (lock_timeout_ms, on_signal).  The
  * returned store's descriptors are all close-on-exec; it holds two more
- * than LMDB's own (the checked data and lock files), and the process
- * gets a worker thread for LMDB's calls (store-lmdb-wait.c).
+ * than LMDB's own (the checked data and lock files).  The program's own
+ * pthread_mutex_lock is LMDB's (store-lmdb-wait.c).
  */
 struct store	*store_lmdb_open(const struct store_opts *, struct cb_err *);
 

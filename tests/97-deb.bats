@@ -104,6 +104,26 @@ setup() {
 	assert_line --partial '[libconfig.so.9]'
 }
 
+@test "the packaged binary, on the shared liblmdb, still bounds a wait for the writer lock" {
+	[ -x "${HOLD_WRITER:-}" ] || skip "HOLD_WRITER (built by make check) is not set"
+	dpkg-deb -x "$DEB" "$T/x"
+	local cb=$T/x/usr/bin/cbexec
+	run -0 readelf -d "$cb"
+	assert_line --partial '[liblmdb.so.0]'
+	export CBEXEC_STATE=$T/s.mdb CBEXEC_CONFIG=$T/c.conf
+	printf '%s\n' 'lock_timeout = "1s";' 'log = "none";' >"$CBEXEC_CONFIG"
+	run -0 "$cb" run x -- true
+	mkfifo "$T/hold.in"
+	"$HOLD_WRITER" "$CBEXEC_STATE" <"$T/hold.in" >"$T/hold.out" 3>&- &
+	exec 8>"$T/hold.in"
+	wait_for grep -q held "$T/hold.out"
+	# cbexec's pthread_mutex_lock is the one liblmdb.so calls.
+	run -1 timeout 60 "$cb" reset x 8>&-
+	assert_output --partial "state '$CBEXEC_STATE' stayed locked by another process for lock_timeout (1s)"
+	exec 8>&-
+	wait
+}
+
 @test "the maintainer scripts pass sh -n and shellcheck" {
 	dpkg-deb -e "$DEB" "$T/ctl"
 	local s

@@ -121,6 +121,12 @@ take_uv(struct reader *rd)
 	uint64_t	 v = 0;
 	unsigned	 i;
 
+	/* Most numbers are one byte: a status over a million records reads
+	 * a hundred of them a record. */
+	if (!rd->short_read && rd->left > 0 && rd->p[0] < 0x80) {
+		rd->left--;
+		return *rd->p++;
+	}
 	for (i = 0; i < 10; i++) {
 		if ((p = take(rd, 1)) == NULL)
 			return 0;
@@ -216,7 +222,7 @@ static int
 take_codes(struct reader *rd, struct cb_codeset *set)
 {
 	uint64_t	n, gap, len;
-	int		c, first, prev = -2;
+	int		first, prev = -2;
 
 	memset(set, 0, sizeof *set);
 	if ((n = take_uv(rd)) > 128)
@@ -228,8 +234,7 @@ take_codes(struct reader *rd, struct cb_codeset *set)
 		    255)
 			return -1;
 		first = prev + 2 + (int)gap;
-		for (c = first; c <= first + (int)len; c++)
-			codeset_add(set, c);
+		codeset_add_range(set, first, first + (int)len);
 		prev = first + (int)len;
 	}
 	return 0;

@@ -449,32 +449,63 @@ format_duration(int64_t ms, char *buf, size_t len)
 	}
 }
 
+/* The decimal digits of a code, 0..255, unterminated: how many. */
+static size_t
+put_code(char *p, int c)
+{
+	size_t	n = 0;
+
+	if (c >= 100)
+		p[n++] = (char)('0' + c / 100);
+	if (c >= 10)
+		p[n++] = (char)('0' + c / 10 % 10);
+	p[n++] = (char)('0' + c % 10);
+	return n;
+}
+
+/*
+ * The first code from c on that is in s (in) or not (!in), a word at a
+ * time; 256 when there is none.  status formats three classes a breaker.
+ */
+static int
+codeset_next(const struct cb_codeset *s, int c, int in)
+{
+	uint64_t	v;
+
+	while (c <= 255) {
+		v = (in ? s->w[c >> 6] : ~s->w[c >> 6]) >> (c & 63);
+		if (v != 0)
+			return c + __builtin_ctzll(v);
+		c = (c | 63) + 1;
+	}
+	return 256;
+}
+
 void
 format_codes(const struct cb_codeset *s, char *buf, size_t len)
 {
-	size_t	off = 0;
-	int	c, end, n;
+	char	part[16];
+	size_t	off = 0, n;
+	int	c, end;
 
 	if (len == 0)
 		return;
 	buf[0] = '\0';
-	for (c = 0; c <= 255; c++) {
-		if (!codeset_has(s, c))
-			continue;
-		for (end = c; end < 255 && codeset_has(s, end + 1); end++)
-			;
-		if (off >= len)
+	for (c = codeset_next(s, 0, 1); c <= 255;
+	    c = codeset_next(s, end + 1, 1)) {
+		end = codeset_next(s, c, 0) - 1;
+		n = 0;
+		if (off != 0)
+			part[n++] = ',';
+		n += put_code(part + n, c);
+		if (end != c) {
+			part[n++] = '-';
+			n += put_code(part + n, end);
+		}
+		if (off + n >= len)
 			break;
-		if (end == c)
-			n = snprintf(buf + off, len - off, "%s%d",
-			    off == 0 ? "" : ",", c);
-		else
-			n = snprintf(buf + off, len - off, "%s%d-%d",
-			    off == 0 ? "" : ",", c, end);
-		if (n < 0)
-			break;
-		off += (size_t)n;
-		c = end;
+		memcpy(buf + off, part, n);
+		buf[off += n] = '\0';
 	}
 	if (off == 0)
 		snprintf(buf, len, "none");

@@ -50,6 +50,19 @@ codeset_add(struct cb_codeset *s, int code)
 	s->w[code >> 6] |= (uint64_t)1 << (code & 63);
 }
 
+/* lo..hi, with 0 <= lo <= hi <= 255: a word at a time. */
+static inline void
+codeset_add_range(struct cb_codeset *s, int lo, int hi)
+{
+	int	w, a, b;
+
+	for (w = lo >> 6; w <= hi >> 6; w++) {
+		a = w == lo >> 6 ? lo & 63 : 0;
+		b = w == hi >> 6 ? hi & 63 : 63;
+		s->w[w] |= (~(uint64_t)0 >> (63 - (b - a))) << a;
+	}
+}
+
 /*
  * "250ms", "1.5s", "30s", "5m", "2h", "1d", "1m30s", or a bare integer of
  * seconds; the result in milliseconds, 0 to UNITS_MAX_MS.  A fraction must

@@ -219,6 +219,46 @@ test_parse_codes(void)
 	CHECK(!codeset_has(&set, -1));
 }
 
+/* codeset_add_range sets what adding each code sets, across the words;
+ * format_codes finds the runs a word at a time, at word edges too. */
+static void
+test_code_ranges(void)
+{
+	static const struct {
+		int		 lo, hi;
+		const char	*out;
+	} r[] = {
+		{ 0, 0, "0" }, { 255, 255, "255" }, { 0, 255, "0-255" },
+		{ 63, 64, "63-64" }, { 64, 127, "64-127" }, { 1, 254, "1-254" },
+		{ 62, 191, "62-191" }, { 127, 128, "127-128" },
+	};
+	struct cb_codeset	a, b;
+	char			buf[64];
+	size_t			i;
+	int			c;
+
+	for (i = 0; i < NELEM(r); i++) {
+		memset(&a, 0, sizeof a);
+		memset(&b, 0, sizeof b);
+		codeset_add_range(&a, r[i].lo, r[i].hi);
+		for (c = r[i].lo; c <= r[i].hi; c++)
+			codeset_add(&b, c);
+		CHECK(codeset_eq(&a, &b));
+		format_codes(&a, buf, sizeof buf);
+		CHECK_STR(buf, r[i].out);
+	}
+	memset(&a, 0, sizeof a);
+	codeset_add_range(&a, 0, 63);
+	codeset_add_range(&a, 65, 65);
+	codeset_add_range(&a, 128, 200);
+	codeset_add(&a, 255);
+	format_codes(&a, buf, sizeof buf);
+	CHECK_STR(buf, "0-63,65,128-200,255");
+	/* A buffer too small keeps the runs that fit, whole. */
+	format_codes(&a, buf, 10);
+	CHECK_STR(buf, "0-63,65");
+}
+
 static void
 test_keys(void)
 {
@@ -1081,6 +1121,7 @@ test_policy(void)
 	test_parse_duration();
 	test_format_duration();
 	test_parse_codes();
+	test_code_ranges();
 	test_keys();
 	test_defaults();
 	test_check();

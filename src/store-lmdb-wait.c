@@ -190,20 +190,32 @@ lmdb_wait_leave(void)
 	return w.stop ? -1 : 0;
 }
 
+/* -1 with err: a wait lasted lock_timeout, in this call or (again) in an
+ * earlier one. */
+static int
+wait_timed_out(const struct store_lmdb *sl, int again, struct cb_err *err)
+{
+	char	d[32];
+
+	format_duration(sl->lock_timeout_ms, d, sizeof d);
+	if (again)
+		err_set(err, "state '%s' is still locked by another process "
+		    "(lock_timeout %s passed)", sl->s.path, d);
+	else
+		err_set(err, "state '%s' stayed locked by another process "
+		    "for lock_timeout (%s)", sl->s.path, d);
+	errno = ETIMEDOUT;
+	return -1;
+}
+
 int
 lmdb_wait_call(struct store_lmdb *sl, lmdb_wait_fn fn, void *arg,
     struct cb_err *err)
 {
-	char	d[32];
 	int	rc;
 
-	if (w.lost) {
-		format_duration(sl->lock_timeout_ms, d, sizeof d);
-		err_set(err, "state '%s' is still locked by another process "
-		    "(lock_timeout %s passed)", sl->s.path, d);
-		errno = ETIMEDOUT;
-		return -1;
-	}
+	if (w.lost)
+		return wait_timed_out(sl, 1, err);
 	w.timeout_ms = sl->lock_timeout_ms;
 	w.stop = w.sig = 0;
 	rc = fn(sl, arg, err);
@@ -217,13 +229,8 @@ lmdb_wait_call(struct store_lmdb *sl, lmdb_wait_fn fn, void *arg,
 		errno = EINTR;
 		return -1;
 	}
-	if (w.stop) {
-		format_duration(sl->lock_timeout_ms, d, sizeof d);
-		err_set(err, "state '%s' stayed locked by another process "
-		    "for lock_timeout (%s)", sl->s.path, d);
-		errno = ETIMEDOUT;
-		return -1;
-	}
+	if (w.stop)
+		return wait_timed_out(sl, 0, err);
 	return rc;
 }
 

@@ -67,16 +67,16 @@ int	lmdb_evict(struct store_lmdb *, MDB_txn *);
 
 /*
  * The waits on LMDB's locks (store-lmdb-wait.c).  lmdb_wait_call runs
- * fn(sl, arg, err), in which a wait for a lock lasts at most
- * sl->lock_timeout_ms in any one stretch between lmdb_wait_enter and
- * lmdb_wait_leave.  Returns what fn returned (err as fn filled it), or -1
- * with err filled when that wait lasted too long (errno ETIMEDOUT; every
- * later call then fails at once, and lmdb_wait_lost() is 1), or when
- * SIGINT, SIGTERM, SIGHUP or SIGQUIT came first (after sl->on_signal, if
- * set and if it returns; errno EINTR).  fn calls lmdb_wait_enter before
- * anything that may wait for a lock and lmdb_wait_leave after it; each
- * returns -1 once the wait is over, and fn then lets go of what it holds
- * and returns.  A wait of our own (a POSIX record lock) sleeps in
+ * fn(sl, arg, err) with SIGINT, SIGTERM, SIGHUP and SIGQUIT blocked; in
+ * it a wait for a lock lasts at most sl->lock_timeout_ms in any one
+ * stretch between lmdb_wait_enter and lmdb_wait_leave.  Returns what fn
+ * returned (err as fn filled it), or -1 with err filled when that wait
+ * lasted too long (errno ETIMEDOUT; every later call then fails at once),
+ * or when one of the four came first (after sl->on_signal, if set and if
+ * it returns; errno EINTR).  fn calls lmdb_wait_enter before anything
+ * that may wait for a lock and lmdb_wait_leave after it; each returns -1
+ * once the wait is over, and fn then lets go of what it holds and
+ * returns.  A wait of our own (a POSIX record lock) sleeps in
  * lmdb_wait_pause between tries: -1 when it is over.
  */
 typedef int (*lmdb_wait_fn)(struct store_lmdb *, void *, struct cb_err *);
@@ -86,6 +86,5 @@ int	lmdb_wait_call(struct store_lmdb *, lmdb_wait_fn, void *,
 int	lmdb_wait_enter(void);
 int	lmdb_wait_leave(void);
 int	lmdb_wait_pause(void);
-int	lmdb_wait_lost(void);
 
 #endif

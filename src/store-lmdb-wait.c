@@ -10,18 +10,24 @@
  * of LMDB's would bound only cbexec against cbexec: a member of the group
  * that holds LMDB's mutex with another LMDB program never takes ours.  So
  * cbexec defines pthread_mutex_lock itself.  The dynamic linker binds
- * every call from another object to the program's own definition first,
+ * every call from a shared object to the program's own definition first,
  * so LMDB's calls come here whether liblmdb is linked in (make) or shared
  * (the Debian package); glibc's own calls use its internal name and never
- * do.  A free mutex is taken at once (trylock).  A held one is waited for
- * in slices (pthread_mutex_clocklock), and inside a stretch marked by
- * lmdb_wait_enter .. lmdb_wait_leave the wait ends past lock_timeout
- * (ETIMEDOUT) or on one of the four signals (EINTR, blocked meanwhile and
- * taken here), which LMDB hands back from mdb_txn_begin with nothing held
- * and the environment intact.  The shared lock on the lock file's first
- * byte is ours (store-lmdb-open.c), waited for the same way.  Cost: none
- * while nobody holds a lock (bench/README.md); a held one wakes the
- * waiter every LMDB_WAIT_SLICE_MS.
+ * do.  It takes a free mutex at once and waits for a held one in slices
+ * (pthread_mutex_clocklock, which also lets go of a mutex that turns out
+ * not recoverable, where trylock keeps it).  Inside a stretch marked by
+ * lmdb_wait_enter .. lmdb_wait_leave, on the thread that called
+ * lmdb_wait_call, the wait ends past lock_timeout (ETIMEDOUT) or on one of
+ * the four signals (EINTR), which lmdb_wait_call blocks for the whole
+ * operation; LMDB hands either back from mdb_txn_begin with nothing held.
+ * One wait is never cut short: the one LMDB makes while it recovers a
+ * lock whose owner died (EOWNERDEAD), as giving up there leaves the lock
+ * unrecoverable for every process; a signal then ends the process
+ * (on_signal) still holding it unrepaired, for the next owner to recover.
+ * The shared lock on the lock file's first byte is ours
+ * (store-lmdb-open.c), tried again each slice.  Cost: nothing while the
+ * locks are free (bench/README.md); a held one wakes the waiter every
+ * LMDB_WAIT_SLICE_MS.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -37,11 +43,14 @@
 /* How long a waiter sleeps between looks at the signals and the clock. */
 #define LMDB_WAIT_SLICE_MS	20
 
-/* The wait of the process: one thread, one operation at a time. */
-static struct {
+/* The wait of this thread: one operation at a time.  Another thread's
+ * calls (a resolver's) are never bounded. */
+static _Thread_local struct {
 	int64_t		 timeout_ms;	/* lock_timeout of the operation */
 	int64_t		 since;		/* the marked stretch began, ms */
+	void		(*on_signal)(int);
 	int		 active;	/* inside a marked stretch */
+	int		 recovering;	/* LMDB repairs a dead owner's lock */
 	int		 stop;		/* that stretch's wait ended: sig, or
 					 * timed out */
 	int		 sig;
@@ -61,7 +70,7 @@ mono_ms(void)
 
 /*
  * The four that are not ignored (nohup and `&` leave them ignored, and
- * then they must not end a wait), blocked for the wait into *old.
+ * then they must not end a wait), blocked for the operation into *old.
  */
 static void
 wait_block(sigset_t *old)
@@ -84,7 +93,8 @@ wait_block(sigset_t *old)
 /*
  * Past one slice of a wait in a marked stretch: -1 (and w.stop) when
  * one of the four came, taken off the pending set, or lock_timeout
- * passed; 0 to go on waiting.
+ * passed; 0 to go on waiting.  While LMDB recovers a lock, only a signal
+ * ends the wait, and it ends the process.
  */
 static int
 wait_over(void)
@@ -92,6 +102,12 @@ wait_over(void)
 	static const struct timespec	 now = { 0, 0 };
 	int				 sig;
 
+	if (w.recovering) {
+		if ((sig = sigtimedwait(&w.sigs, NULL, &now)) > 0 &&
+		    w.on_signal != NULL)
+			w.on_signal(sig);
+		return 0;
+	}
 	if (w.stop)
 		return -1;
 	if ((sig = sigtimedwait(&w.sigs, NULL, &now)) > 0) {
@@ -125,34 +141,20 @@ int
 pthread_mutex_lock(pthread_mutex_t *m)
 {
 	struct timespec	ts;
-	sigset_t	old;
 	int		rc;
 
-	/* 0, EOWNERDEAD (taken, its owner died: LMDB recovers), an error. */
-	if ((rc = pthread_mutex_trylock(m)) != EBUSY)
-		return rc;
-	if (!w.active) {
-		/* Not a wait on the store (none is expected): unbounded. */
-		do
-			ts = slice_end();
-		while ((rc = pthread_mutex_clocklock(m, CLOCK_MONOTONIC,
-		    &ts)) == ETIMEDOUT);
-		return rc;
-	}
-	if (w.stop)
-		return w.sig != 0 ? EINTR : ETIMEDOUT;
-	wait_block(&old);
+	/* 0, EOWNERDEAD (taken, its owner died: LMDB recovers), an error,
+	 * or ETIMEDOUT after a slice: held. */
 	for (;;) {
 		ts = slice_end();
 		if ((rc = pthread_mutex_clocklock(m, CLOCK_MONOTONIC,
 		    &ts)) != ETIMEDOUT)
 			break;
-		if (wait_over() != 0) {
-			rc = w.sig != 0 ? EINTR : ETIMEDOUT;
-			break;
-		}
+		if (w.active && wait_over() != 0)
+			return w.sig != 0 ? EINTR : ETIMEDOUT;
 	}
-	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc == EOWNERDEAD && w.active)
+		w.recovering = 1;
 	return rc;
 }
 
@@ -160,18 +162,15 @@ int
 lmdb_wait_pause(void)
 {
 	struct timespec	ts = { 0, LMDB_WAIT_SLICE_MS * 1000000L };
-	sigset_t	old;
 	int		sig;
 
 	if (w.stop)
 		return -1;
-	wait_block(&old);
-	/* Sleeps one slice, or less when one of the four comes. */
+	/* One slice, or less when one of the four comes (blocked). */
 	if ((sig = sigtimedwait(&w.sigs, NULL, &ts)) > 0) {
 		w.sig = sig;
 		w.stop = 1;
 	}
-	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return wait_over();
 }
 
@@ -179,6 +178,7 @@ int
 lmdb_wait_enter(void)
 {
 	w.active = 1;
+	w.recovering = 0;
 	w.since = mono_ms();
 	return w.stop ? -1 : 0;
 }
@@ -186,7 +186,7 @@ lmdb_wait_enter(void)
 int
 lmdb_wait_leave(void)
 {
-	w.active = 0;
+	w.active = w.recovering = 0;
 	return w.stop ? -1 : 0;
 }
 
@@ -212,30 +212,32 @@ int
 lmdb_wait_call(struct store_lmdb *sl, lmdb_wait_fn fn, void *arg,
     struct cb_err *err)
 {
-	int	rc;
+	sigset_t	old;
+	int		rc;
 
 	if (w.lost)
 		return wait_timed_out(sl, 1, err);
 	w.timeout_ms = sl->lock_timeout_ms;
+	w.on_signal = sl->on_signal;
 	w.stop = w.sig = 0;
+	/* Blocked, a signal that comes during the operation waits for its
+	 * end, or ends a wait for a lock; one caller (cmd-run) blocks them
+	 * for the whole call: no second call then. */
+	wait_block(&old);
 	rc = fn(sl, arg, err);
-	w.active = 0;
+	w.active = w.recovering = 0;
 	if (w.sig != 0) {
 		/* Nothing was recorded: the caller exits 128+N. */
 		if (sl->on_signal != NULL)
 			sl->on_signal(w.sig);
 		err_set(err, "state '%s': %s while waiting for it", sl->s.path,
 		    strsignal(w.sig));
+		rc = -1;
 		errno = EINTR;
-		return -1;
-	}
-	if (w.stop)
-		return wait_timed_out(sl, 0, err);
+	} else if (w.stop)
+		rc = wait_timed_out(sl, 0, err);
+	if (sigismember(&old, SIGINT) != 1 || sigismember(&old, SIGTERM) != 1 ||
+	    sigismember(&old, SIGHUP) != 1 || sigismember(&old, SIGQUIT) != 1)
+		(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return rc;
-}
-
-int
-lmdb_wait_lost(void)
-{
-	return w.lost;
 }

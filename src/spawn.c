@@ -39,21 +39,26 @@
  * and when old is not NULL each one's disposition into old[SPAWN_NFWD].
  * A signal ignored on entry (nohup, or `&` in a script) is left out: the
  * command inherits it ignored too, and the user asked for it not to
- * matter.  Returns 0, or -1 with errno from sigaction(2).
+ * matter.  Returns 0, or -1 with errno from sigaction(2).  cbexec never
+ * changes these four's dispositions (only a child does, before exec): they
+ * are read once per process, not by each caller (a run has four).
  */
 int
 spawn_fwd_set(sigset_t *set, struct sigaction *old)
 {
-	struct sigaction	sa;
-	size_t			i;
+	static struct sigaction	 disp[SPAWN_NFWD];
+	static int		 known;
+	size_t			 i;
 
+	for (i = 0; !known && i < SPAWN_NFWD; i++)
+		if (sigaction(spawn_fwd[i], NULL, &disp[i]) == -1)
+			return -1;
+	known = 1;
 	sigemptyset(set);
 	for (i = 0; i < SPAWN_NFWD; i++) {
-		if (sigaction(spawn_fwd[i], NULL, &sa) == -1)
-			return -1;
 		if (old != NULL)
-			old[i] = sa;
-		if (!spawn_ignored(&sa))
+			old[i] = disp[i];
+		if (!spawn_ignored(&disp[i]))
 			sigaddset(set, spawn_fwd[i]);
 	}
 	return 0;

@@ -36,6 +36,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "spawn-child.h"
 #include "store-lmdb-int.h"
 #include "units.h"
 #include "util.h"
@@ -55,7 +56,6 @@ static _Thread_local struct {
 					 * timed out */
 	int		 sig;
 	int		 lost;		/* a wait lasted lock_timeout */
-	int		 sigs_known;
 	sigset_t	 sigs;		/* the four, unless ignored */
 } w;
 
@@ -66,28 +66,6 @@ mono_ms(void)
 
 	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/*
- * The four that are not ignored (nohup and `&` leave them ignored, and
- * then they must not end a wait), blocked for the operation into *old.
- */
-static void
-wait_block(sigset_t *old)
-{
-	static const int	 fwd[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-	struct sigaction	 sa;
-	size_t			 i;
-
-	if (!w.sigs_known) {
-		sigemptyset(&w.sigs);
-		for (i = 0; i < sizeof fwd / sizeof fwd[0]; i++)
-			if (sigaction(fwd[i], NULL, &sa) == 0 &&
-			    sa.sa_handler != SIG_IGN)
-				sigaddset(&w.sigs, fwd[i]);
-		w.sigs_known = 1;
-	}
-	(void)pthread_sigmask(SIG_BLOCK, &w.sigs, old);
 }
 
 /*
@@ -223,7 +201,11 @@ lmdb_wait_call(struct store_lmdb *sl, lmdb_wait_fn fn, void *arg,
 	/* Blocked, a signal that comes during the operation waits for its
 	 * end, or ends a wait for a lock; one caller (cmd-run) blocks them
 	 * for the whole call: no second call then. */
-	wait_block(&old);
+	/* The four that are not ignored (nohup and `&` leave them ignored,
+	 * and then they must not end a wait); none if they cannot be read. */
+	if (spawn_fwd_set(&w.sigs, NULL) == -1)
+		sigemptyset(&w.sigs);
+	(void)pthread_sigmask(SIG_BLOCK, &w.sigs, &old);
 	rc = fn(sl, arg, err);
 	w.active = w.recovering = 0;
 	if (w.sig != 0) {

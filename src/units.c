@@ -338,7 +338,7 @@ parse_codes(const char *s, struct cb_codeset *out, struct cb_err *err)
 {
 	struct cb_codeset	 set;
 	const char		*p, *at;
-	int			 lo, hi, c;
+	int			 lo, hi;
 
 	memset(&set, 0, sizeof set);
 	if (strcmp(s, "none") == 0) {
@@ -380,8 +380,7 @@ parse_codes(const char *s, struct cb_codeset *out, struct cb_err *err)
 			}
 			p = skip_blanks(p);
 		}
-		for (c = lo; c <= hi; c++)
-			codeset_add(&set, c);
+		codeset_add_range(&set, lo, hi);
 		if (*p == '\0')
 			break;
 		if (*p != ',') {

@@ -386,6 +386,29 @@ sys.stdin.read()' "$CBEXEC_STATE-lock" <hold.in >hold.out 3>&- &
 	assert_equal "$(json_field x calls)" 1
 }
 
+@test "a writer SIGKILLed while it holds the writer lock: the next run repairs the lock (LMDB, through cbexec's own pthread_mutex_lock) and records" {
+	config 'lock_timeout = "2s";' 'log = "none";'
+	run -0 cb run x -- true
+	# A reader that lives on keeps the environment open: else the next
+	# opener would find itself alone and make the locks afresh.
+	mkfifo live.in
+	"$HOLD_WRITER" -r "$CBEXEC_STATE" <live.in >live.out 3>&- &
+	echo $! >live.pid
+	exec 4>live.in
+	wait_for grep -q held live.out
+	hold_writer
+	kill -KILL "$(cat holder.pid)"
+	wait "$(cat holder.pid)" || true
+	exec 8>&-
+	# EOWNERDEAD is LMDB's to repair, not a lock to wait lock_timeout for.
+	run -0 timeout 60 "$CBEXEC" run x -- true 4>&-
+	refute_output --partial "locked"
+	run -0 timeout 60 "$CBEXEC" reset x 4>&-
+	exec 4>&-
+	wait "$(cat live.pid)"
+	assert_equal "$(json_field x calls)" 2
+}
+
 @test "lock_timeout is a duration from 1ms to 1h; config show names it" {
 	config 'lock_timeout = "250ms";'
 	run -0 cb config show

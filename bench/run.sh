@@ -105,6 +105,7 @@ S=$D/cb.mdb
 F=$D/floor.mdb
 echo "== setup in $D"
 expect 0 "$CB" -s "$S" run b -- /bin/true
+expect 0 "$CB" -s "$S" run b -t 60s -- /bin/true
 expect 0 "$CB" -s "$S" trip o --for 1d
 expect 75 "$CB" -s "$S" run o -- /bin/true
 for m in full meta none; do
@@ -214,6 +215,7 @@ hyperfine -N -i --style none --warmup "$WARMUP" --runs "$PER" \
     -n floor		"$FLOOR $F b /bin/true" \
     -n floor_noexec	"$FLOOR -n $F b" \
     -n closed		"$CB -s $S run b -- /bin/true" \
+    -n closed_t		"$CB -s $S run b -t 60s -- /bin/true" \
     -n refused		"$CB -s $S run o -- /bin/true" \
     -n closed_full	"$CB -c $D/sync-full.conf -s $D/cb-full.mdb run b -- /bin/true" \
     -n closed_meta	"$CB -c $D/sync-meta.conf -s $D/cb-meta.mdb run b -- /bin/true" \
@@ -350,10 +352,11 @@ row() {	# row LABEL NAME [BASE]
 }
 row "/bin/true" true
 row "timeout 60 /bin/true" timeout
-row "floor: open, txn, fork/exec, txn (meta)" floor
+row "floor: open, txn, vfork/exec, txn (meta)" floor
 row "floor without exec: open, txn, txn" floor_noexec
 row "cbexec run, closed (no config: sync = meta)" closed floor
 row "cbexec run, refused (open)" refused floor_noexec
+row "cbexec run, closed, -t 60s (fork)" closed_t timeout
 for m in full meta none; do
 	row "cbexec run, closed, sync = $m (-c)" "closed_$m" "floor_$m"
 done
@@ -407,8 +410,9 @@ printf ' floor_1M/floor_10=%s closed_full/timeout=%s closed_none/timeout=%s' \
     "$(ratio "${M[floor_big]}" "${M[floor_10]}")" \
     "$(ratio "${M[closed_full]}" "${M[timeout]}")" \
     "$(ratio "${M[closed_none]}" "${M[timeout]}")"
-printf ' bulkhead/closed=%s' \
-    "$(ratio "${M[closed_bulkhead]}" "${M[closed]}")"
+printf ' bulkhead/closed=%s closed_t/timeout=%s' \
+    "$(ratio "${M[closed_bulkhead]}" "${M[closed]}")" \
+    "$(ratio "${M[closed_t]}" "${M[timeout]}")"
 printf ' fleet/closed=%s sentinel/fleet=%s' \
     "$([ ${#FLEET[@]} -gt 0 ] && ratio "${M[fleet]}" "${M[closed]}" ||
     echo -)" \

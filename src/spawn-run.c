@@ -63,6 +63,26 @@ spawn_snapshot(struct spawn_saved *saved, const char **what)
 }
 
 /*
+ * vfork(2) where nothing depends on cbexec running before the exec: it
+ * then waits, suspended, until the child has exec'd, instead of copying
+ * its page tables for a child that throws them away, and nothing is
+ * copied on write meanwhile (on a virtual machine a fork is the dearest
+ * part of a run: bench/README.md).  The child then only makes system
+ * calls on its own descriptors, dispositions and mask before execvp.
+ * fork(2) for a held child (it waits for a byte its parent sends later),
+ * a hook or probe command (the child edits the environment, which vfork
+ * would share), and under a timeout: an exec that hangs (a dead NFS
+ * mount in PATH) must still be timed out, and a suspended cbexec times
+ * nothing out.
+ */
+static int
+spawn_can_vfork(const struct spawn_opts *opts, int hold)
+{
+	return !hold && !opts->helper && opts->env == NULL &&
+	    opts->timeout_ms == 0;
+}
+
+/*
  * Fork opts->argv into sp.  Held, the child leads its group at once and
  * then waits for one byte on a socket (spawn_proc_finish sends it) before it
  * goes on to exec.  Returns 0, or -1 with err filled and nothing changed.
@@ -112,7 +132,7 @@ spawn_proc_fork(const struct spawn_opts *opts, struct spawn_proc *sp, int hold,
 
 	parent = getpid();
 	sp->start = clock_mono_ms();
-	switch (sp->pid = fork()) {
+	switch (sp->pid = spawn_can_vfork(opts, hold) ? vfork() : fork()) {
 	case -1:
 		what = "fork";
 		e = errno;

@@ -153,7 +153,6 @@ meta_writes() {
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
 	    strace -f -o trace -e trace=openat,pwrite64,fdatasync,fsync \
 	    "$CBEXEC" run x -- true
-	# -f: the store's calls run on a thread of their own.
 	awk '{ sub(/^[0-9]+ +/, "") }
 	    /O_DSYNC/ && / = [0-9]+$/ { d[$NF] = 1 }
 	    /^fdatasync\(|^fsync\(/ { print "fdatasync" }

@@ -248,7 +248,9 @@ check-one: $(B)/cbexec $(B)/unit $(B)/hold-writer
 # between modules (HACKING.md); it reads the objects, so lint builds.
 # mandoc -T lint misses a table cell that begins with a macro name ("An
 # error" renders "error"): check-tables.py renders the pages and looks.
-lint: $(B)/cbexec
+# The bench's programs are built too: make bench is not part of check, and
+# they link cbexec's own objects.
+lint: $(B)/cbexec $(B)/bench-floor $(B)/bench-gen
 	python3 tests/check-shape.py src $(B)
 	mandoc -T lint -W warning man/cbexec.1 man/cbexec.conf.5
 	python3 man/check-tables.py man/cbexec.1 man/cbexec.conf.5
@@ -287,6 +289,8 @@ $(B)/bench-floor: bench/floor.c Makefile | $(B)
 
 LMDBOBJS = $(B)/store-lmdb.o $(B)/store-lmdb-open.o $(B)/store-lmdb-evict.o \
 	   $(B)/store-lmdb-wait.o $(B)/statefile.o
+# The lock wait reads the dispositions of the signals spawn forwards.
+LMDBOBJS += $(B)/spawn.o $(B)/spawn-child.o $(B)/clock.o
 $(B)/bench-gen: bench/gen.c Makefile $(LMDBOBJS) $(PUREOBJS)
 	$(CC) $(BENCHFLAGS) -o $@ $< $(LMDBOBJS) $(PUREOBJS) $(LDLIBS)
 

@@ -78,7 +78,7 @@ spawn_child_go(int go, int wfd)
  * child's own, which the exec, once done, deletes (timer_create(2)).
  */
 static void
-spawn_child_deadline(const struct timespec *by, int wfd)
+spawn_child_deadline(int64_t by, int wfd)
 {
 	struct sigevent		sev;
 	struct itimerspec	its;
@@ -88,7 +88,8 @@ spawn_child_deadline(const struct timespec *by, int wfd)
 	sev.sigev_notify = SIGEV_SIGNAL;
 	sev.sigev_signo = SIGKILL;
 	memset(&its, 0, sizeof its);
-	its.it_value = *by;
+	its.it_value.tv_sec = (time_t)(by / 1000);
+	its.it_value.tv_nsec = (long)(by % 1000) * 1000000;
 	if (timer_create(CLOCK_MONOTONIC, &sev, &timer) == -1 ||
 	    timer_settime(timer, TIMER_ABSTIME, &its, NULL) == -1)
 		spawn_child_fail(wfd, errno);
@@ -134,8 +135,8 @@ spawn_child(const struct spawn_opts *opts, const struct spawn_saved *saved,
 	size_t	i;
 
 	(void)close(rfd);
-	if (saved->exec_by.tv_sec != 0)
-		spawn_child_deadline(&saved->exec_by, wfd);
+	if (saved->exec_by != 0)
+		spawn_child_deadline(saved->exec_by, wfd);
 
 	for (i = 0; i < SPAWN_NFWD; i++)
 		spawn_child_reset(spawn_fwd[i], &saved->fwd[i]);

@@ -133,12 +133,8 @@ spawn_proc_fork(const struct spawn_opts *opts, struct spawn_proc *sp, int hold,
 	parent = getpid();
 	sp->start = clock_mono_ms();
 	vforked = spawn_can_vfork(opts, hold);
-	if (vforked && opts->timeout_ms > 0) {
-		int64_t	by = sp->start + opts->timeout_ms;
-
-		sp->saved.exec_by.tv_sec = (time_t)(by / 1000);
-		sp->saved.exec_by.tv_nsec = (long)(by % 1000) * 1000000;
-	}
+	if (vforked && opts->timeout_ms > 0)
+		sp->saved.exec_by = sp->start + opts->timeout_ms;
 	switch (sp->pid = vforked ? vfork() : fork()) {
 	case -1:
 		what = "fork";
@@ -154,8 +150,7 @@ spawn_proc_fork(const struct spawn_opts *opts, struct spawn_proc *sp, int hold,
 	}
 	/* Back from vfork at the deadline: the exec may not have been done
 	 * by then, and the child's timer may have killed it. */
-	if (sp->saved.exec_by.tv_sec != 0 &&
-	    clock_mono_ms() >= sp->start + opts->timeout_ms)
+	if (sp->saved.exec_by != 0 && clock_mono_ms() >= sp->saved.exec_by)
 		sp->exec_late = 1;
 	(void)close(fds[1]);
 	sp->errfd = fds[0];

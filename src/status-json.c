@@ -188,18 +188,60 @@ json_policy4(struct json_writer *jw, const struct cb_snapshot *s)
 	jw_object_i64(jw, "open_exit_code", s->open_exit_code);
 }
 
+/*
+ * The breakers of a state mostly ran under one policy, and its object is
+ * a third of a breaker's JSON: the last one written is kept, and copied
+ * when the next snapshot is the same, byte for byte (the object depends
+ * on the snapshot alone).  Its longest form (three long code lists) is
+ * shorter than json, which is kept free in the output buffer while it is
+ * written, so that no flush comes in between.
+ */
+static struct {
+	struct cb_snapshot	s;
+	size_t			len;	/* 0: none kept */
+	char			json[8192];
+} policy_memo;
+
+static void	json_policy_object(struct json_writer *,
+		    const struct cb_snapshot *);
+
 /* The policy the breaker last ran under (SPEC 7), or null. */
 static void
 json_policy(struct json_writer *jw, const struct cb_record *r)
 {
 	const struct cb_snapshot	*s = &r->policy;
-	const char			*preset;
+	struct obuf			*o = jw->o;
+	size_t				 start;
 
 	if (!s->set) {
 		jw_object_null(jw, "policy");
 		return;
 	}
-	jw_object_begin_object(jw, "policy");
+	jw_key(jw, JW_QKEY("policy"));
+	if (policy_memo.len > 0 &&
+	    memcmp(&policy_memo.s, s, sizeof *s) == 0) {
+		out_add(o, policy_memo.json, policy_memo.len);
+		jw->sep = 2;		/* as jw_end leaves it */
+		return;
+	}
+	if (sizeof o->b - o->n < sizeof policy_memo.json)
+		out_flush(o);
+	start = o->n;
+	json_policy_object(jw, s);
+	policy_memo.len = 0;
+	if (o->n > start && o->n - start <= sizeof policy_memo.json) {
+		policy_memo.len = o->n - start;
+		memcpy(policy_memo.json, o->b + start, policy_memo.len);
+		policy_memo.s = *s;
+	}
+}
+
+static void
+json_policy_object(struct json_writer *jw, const struct cb_snapshot *s)
+{
+	const char	*preset;
+
+	jw_value_begin(jw, '{', JW_NORMAL);
 	jw_object_string_or_null(jw, "trip_policy",
 	    breaker_trip_policy_name((enum cb_trip_policy)s->trip_policy));
 	jw_object_u64(jw, "trip_failures", s->trip_failures);

@@ -155,6 +155,25 @@ spoil() {
 	assert_equal "$(json x .calls)" 3
 }
 
+@test "JSON: each breaker shows its own policy in one walk, shared or not" {
+	# --json keeps the last policy object written and copies it for a
+	# breaker whose snapshot is the same: a and c share theirs, b and d
+	# differ from it by one field each, e by a code class.
+	run -0 cb run a -o max_concurrent=2 -- true
+	run -0 cb run b -o max_concurrent=3 -- true
+	run -0 cb run c -o max_concurrent=2 -- true
+	run -0 cb run d -o max_concurrent=2 -t 5s -- true
+	run -0 cb run e -o max_concurrent=2 -o failure_codes=7 -- true
+	run -0 cb status --json
+	assert_equal "$(jq -r '.[] | [.name, .policy.max_concurrent,
+	    .policy.timeout_ms, .policy.failure_codes] | join(" ")' <<<"$output")" \
+	    "a 2 0 1-255
+b 3 0 1-255
+c 2 0 1-255
+d 2 5000 1-255
+e 2 0 7"
+}
+
 @test "11.8: Prometheus: runs that ran, refusals by why, manual, transitions, last transition" {
 	fail_n x 5
 	run -75 cb run x -- true

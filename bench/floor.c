@@ -3,11 +3,8 @@
  * floor.c: the least any LMDB-backed circuit breaker can do per call, the
  * yardstick `make bench` holds cbexec against.  Open the environment, one
  * write transaction that reads a small record and writes it back changed,
- * start the command and wait for it, a second write transaction of the
- * same kind, exit.  The command is started the cheapest way, vfork and
- * exec, as cbexec starts one that runs without a timeout (a fork copies
- * the parent's page tables, which costs about 1 ms on a virtual machine:
- * bench/README.md).  With "-n" the start is left out: the floor of a
+ * fork/exec the command and wait for it, a second write transaction of the
+ * same kind, exit.  With "-n" the fork/exec is left out: the floor of a
  * refusal.  No config, no policy, no signal handling, no process group:
  * only what the storage and the process model force on every breaker.  The
  * environment is opened with the flags cbexec uses (MDB_NOSUBDIR,
@@ -69,19 +66,6 @@ bump(MDB_env *env, MDB_dbi dbi, const char *name)
 		die("mdb_txn_commit", rc);
 }
 
-/* vfork and exec cmd; the child only execs or exits. */
-static pid_t
-start(char **cmd)
-{
-	pid_t	pid;
-
-	if ((pid = vfork()) == 0) {
-		execvp(cmd[0], cmd);
-		_exit(errno == ENOENT ? 127 : 126);
-	}
-	return pid;
-}
-
 int
 main(int argc, char **argv)
 {
@@ -128,9 +112,13 @@ main(int argc, char **argv)
 
 	bump(env, dbi, argv[1]);
 	if (!noexec) {
-		if ((pid = start(argv + 2)) == -1) {
-			perror("floor: vfork");
+		if ((pid = fork()) == -1) {
+			perror("floor: fork");
 			return 125;
+		}
+		if (pid == 0) {
+			execvp(argv[2], argv + 2);
+			_exit(errno == ENOENT ? 127 : 126);
 		}
 		while (waitpid(pid, &status, 0) == -1)
 			if (errno != EINTR) {

@@ -352,11 +352,11 @@ row() {	# row LABEL NAME [BASE]
 }
 row "/bin/true" true
 row "timeout 60 /bin/true" timeout
-row "floor: open, txn, vfork/exec, txn (meta)" floor
+row "floor: open, txn, fork/exec, txn (meta)" floor
 row "floor without exec: open, txn, txn" floor_noexec
 row "cbexec run, closed (no config: sync = meta)" closed floor
 row "cbexec run, refused (open)" refused floor_noexec
-row "cbexec run, closed, -t 60s (fork)" closed_t timeout
+row "cbexec run, closed, -t 60s" closed_t timeout
 for m in full meta none; do
 	row "cbexec run, closed, sync = $m (-c)" "closed_$m" "floor_$m"
 done

@@ -15,7 +15,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "spawn-opts.h"
@@ -71,30 +70,6 @@ spawn_child_go(int go, int wfd)
 	(void)close(go);
 }
 
-/*
- * Started with vfork under a timeout, cbexec waits for the exec suspended
- * and can time nothing out: an exec that is not done by the deadline (a
- * command on a dead network mount) gets SIGKILL from a timer of the
- * child's own, which the exec, once done, deletes (timer_create(2)).
- */
-static void
-spawn_child_deadline(int64_t by, int wfd)
-{
-	struct sigevent		sev;
-	struct itimerspec	its;
-	timer_t			timer;
-
-	memset(&sev, 0, sizeof sev);
-	sev.sigev_notify = SIGEV_SIGNAL;
-	sev.sigev_signo = SIGKILL;
-	memset(&its, 0, sizeof its);
-	its.it_value.tv_sec = (time_t)(by / 1000);
-	its.it_value.tv_nsec = (long)(by % 1000) * 1000000;
-	if (timer_create(CLOCK_MONOTONIC, &sev, &timer) == -1 ||
-	    timer_settime(timer, TIMER_ABSTIME, &its, NULL) == -1)
-		spawn_child_fail(wfd, errno);
-}
-
 /* Point to (stdin or stdout) at /dev/null.  Returns 0 or -1 (errno set). */
 static int
 spawn_child_null(int to, int flags)
@@ -135,8 +110,6 @@ spawn_child(const struct spawn_opts *opts, const struct spawn_saved *saved,
 	size_t	i;
 
 	(void)close(rfd);
-	if (saved->exec_by != 0)
-		spawn_child_deadline(saved->exec_by, wfd);
 
 	for (i = 0; i < SPAWN_NFWD; i++)
 		spawn_child_reset(spawn_fwd[i], &saved->fwd[i]);

@@ -11,7 +11,6 @@
 #include <sys/types.h>
 
 #include <signal.h>
-#include <stdint.h>
 
 #include "spawn-opts.h"
 #include "util.h"
@@ -33,10 +32,6 @@ struct spawn_saved {
 	/* Held (spawn_hold): the socket the child reads one byte from
 	 * before it goes on to exec, or -1. */
 	int			go;
-	/* Started with vfork under a timeout: the time (CLOCK_MONOTONIC,
-	 * ms) by which the exec must be done, or the child kills itself
-	 * then (spawn-run.c); 0: none. */
-	int64_t			exec_by;
 };
 
 /*

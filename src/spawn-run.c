@@ -30,7 +30,6 @@ struct spawn_proc {
 	int			go;		/* held: go socket, else -1 */
 	int64_t			start;		/* monotonic: fork, or go */
 	int			entered;	/* spawn_enter done */
-	int			exec_late;	/* vfork, the exec past exec_by */
 	sigset_t		set;		/* what spawn_wait takes */
 	struct spawn_saved	saved;
 	struct spawn_term	term;
@@ -64,25 +63,6 @@ spawn_snapshot(struct spawn_saved *saved, const char **what)
 }
 
 /*
- * vfork(2) where nothing depends on cbexec running before the exec: it
- * then waits, suspended, until the child has exec'd, instead of copying
- * its page tables for a child that throws them away, and nothing is
- * copied on write meanwhile (on a virtual machine a fork is the dearest
- * part of a run: bench/README.md).  The child then only makes system
- * calls on its own descriptors, dispositions, mask and timer before
- * execvp; under a timeout its timer ends an exec that would outlast the
- * deadline (spawn_child_deadline), which a suspended cbexec could not.
- * fork(2) for a held child (it waits for a byte its parent sends later)
- * and for a hook or probe command (the child edits the environment,
- * which vfork would share).
- */
-static int
-spawn_can_vfork(const struct spawn_opts *opts, int hold)
-{
-	return !hold && !opts->helper && opts->env == NULL;
-}
-
-/*
  * Fork opts->argv into sp.  Held, the child leads its group at once and
  * then waits for one byte on a socket (spawn_proc_finish sends it) before it
  * goes on to exec.  Returns 0, or -1 with err filled and nothing changed.
@@ -93,7 +73,7 @@ spawn_proc_fork(const struct spawn_opts *opts, struct spawn_proc *sp, int hold,
 {
 	const char	*what = NULL;
 	pid_t		 parent;
-	int		 fds[2], go[2] = { -1, -1 }, e = 0, vforked;
+	int		 fds[2], go[2] = { -1, -1 }, e = 0;
 
 	memset(sp, 0, sizeof *sp);
 	sp->term.fd = -1;
@@ -132,10 +112,7 @@ spawn_proc_fork(const struct spawn_opts *opts, struct spawn_proc *sp, int hold,
 
 	parent = getpid();
 	sp->start = clock_mono_ms();
-	vforked = spawn_can_vfork(opts, hold);
-	if (vforked && opts->timeout_ms > 0)
-		sp->saved.exec_by = sp->start + opts->timeout_ms;
-	switch (sp->pid = vforked ? vfork() : fork()) {
+	switch (sp->pid = fork()) {
 	case -1:
 		what = "fork";
 		e = errno;
@@ -148,10 +125,6 @@ spawn_proc_fork(const struct spawn_opts *opts, struct spawn_proc *sp, int hold,
 		spawn_child(opts, &sp->saved, parent, fds[0], fds[1]);
 		/* NOTREACHED */
 	}
-	/* Back from vfork at the deadline: the exec may not have been done
-	 * by then, and the child's timer may have killed it. */
-	if (sp->saved.exec_by != 0 && clock_mono_ms() >= sp->saved.exec_by)
-		sp->exec_late = 1;
 	(void)close(fds[1]);
 	sp->errfd = fds[0];
 	if (go[0] != -1)
@@ -233,11 +206,6 @@ spawn_proc_finish(const struct spawn_opts *opts, struct spawn_proc *sp,
 		goto out;
 	spawn_term_back(&sp->term, sp->pid);
 	res->duration_ms = clock_mono_ms() - sp->start;
-	/* Killed by its exec deadline (spawn_child_deadline): timed out
-	 * before it could start. */
-	if (sp->exec_late && !res->timed_out && WIFSIGNALED(wstatus) &&
-	    WTERMSIG(wstatus) == SIGKILL)
-		res->timed_out = res->killed = 1;
 	spawn_conclude(sp->errfd, 1, wstatus, res);
 	/* With the terminal, the tty's ^C, ^\ and hangup went to the command
 	 * itself, not through cbexec: an interruption all the same. */

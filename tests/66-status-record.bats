@@ -174,6 +174,19 @@ d 2 5000 1-255
 e 2 0 7"
 }
 
+@test "JSON: a walk longer than the output buffer, policies alternating, stays whole" {
+	# 64 kB of output: the buffer is flushed between breakers, and a
+	# policy object kept for copying must never be torn by a flush.
+	local k
+	for ((k = 0; k < 48; k++)); do
+		cb run "n$k" -o max_concurrent=$((k % 2 + 1)) -- true
+	done
+	run -0 cb status --json
+	assert [ "${#output}" -gt 65536 ]
+	assert_equal "$(jq -r '[.[] | (.name | ltrimstr("n") | tonumber % 2 + 1)
+	    == .policy.max_concurrent] | all and length == 48' <<<"$output")" true
+}
+
 @test "11.8: Prometheus: runs that ran, refusals by why, manual, transitions, last transition" {
 	fail_n x 5
 	run -75 cb run x -- true

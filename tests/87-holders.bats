@@ -166,7 +166,9 @@ prom_running() {
 	run -75 cb run x -- touch ran
 	# Not init's pid 1: the container's, named by its PID namespace.
 	ns=$(json x '.running[0].pidns')
-	[ "$ns" != null ] && [ "$ns" != "$(stat -Lc %i /proc/self/ns/pid)" ]
+	# Two commands: errexit ignores the left side of &&.
+	[ "$ns" != null ]
+	[ "$ns" != "$(stat -Lc %i /proc/self/ns/pid)" ]
 	assert_output --partial "busy, 1 of 1 running (pid 1 in pid:[$ns] since"
 	run -0 cb status x
 	assert_line --partial "Running: pid 1 in pid:[$ns] on "

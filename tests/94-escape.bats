@@ -210,3 +210,24 @@ no_control() {
 	no_control "$output"
 	assert_line --regexp '^on_transition +\[ "/bin/true", "a\\xc2\\x9bb\\xff\\x1b\[2J\\"q" \] '
 }
+
+@test "a key holding a NUL byte is not its prefix: listed nowhere, matched by no GLOB" {
+	ok_n good 1
+	ok_n other 1
+	plant other 'go\000od'
+	bad="cbexec: key 'go\\x00od' in state '$CBEXEC_STATE': not a breaker name; skipped"
+	run -1 --separate-stderr cb status --names
+	assert_output "good
+other"
+	assert_equal "$stderr" "$bad"
+	# A GLOB that the prefix would match acts on good alone.
+	run -1 --separate-stderr cb trip 'go*' --for 1h
+	assert_output good
+	assert_equal "$stderr" "$bad"
+	run -1 --separate-stderr cb status --json
+	assert_equal "$(printf '%s' "$output" | jq -r '[.[].name] | join(" ")')" \
+	    "good other"
+	# The planted record is still there, untouched.
+	mdb_dump -n "$CBEXEC_STATE" >dump
+	run -0 grep -c "^ $(hex 'go\000od')\$" dump
+}

@@ -191,6 +191,18 @@ no_control() {
 	[[ $stderr == *"(manual trip by $(id -un): a\\xc2\\x9b31mb)" ]]
 }
 
+@test "an overlong UTF-8 form of a C1 control in a reason is shown byte by byte" {
+	# U+009B (CSI) in four bytes, the form UTF-8 forbids: its last byte
+	# is a raw 0x9b, which an 8-bit terminal takes as CSI.
+	run -0 --separate-stderr cb trip api --reason $'a\xf0\x80\x82\x9b31mb'
+	run -75 --separate-stderr cb run api -- true
+	no_control "$stderr"
+	[[ $stderr == *"(manual trip by $(id -un): a\\xf0\\x80\\x82\\x9b31mb)" ]]
+	run -0 --separate-stderr cb status api
+	no_control "$output"
+	assert_output --partial 'a\xf0\x80\x82\x9b31mb'
+}
+
 @test "every message is escaped whole: an option or a state path with escapes" {
 	run -2 --separate-stderr cb status $'--a\e[2Jb'
 	no_control "$stderr"

@@ -253,6 +253,12 @@ test_esc(void)
 	/* Invalid UTF-8: each byte. */
 	CHECK_STR(esc("\xff\xfe"), "\\xff\\xfe");
 	CHECK_STR(esc("\xc0\xaf"), "\\xc0\\xaf");		/* overlong */
+	/* Overlong 3- and 4-byte forms of U+009B (CSI), and past U+10FFFF:
+	 * each byte, so no raw 0x9b reaches an 8-bit terminal. */
+	CHECK_STR(esc("\xe0\x82\x9b"), "\\xe0\\x82\\x9b");
+	CHECK_STR(esc("\xf0\x80\x82\x9b"), "\\xf0\\x80\\x82\\x9b");
+	CHECK_STR(esc("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");
+	CHECK_STR(esc("\xf5\x80\x80\x80"), "\\xf5\\x80\\x80\\x80");
 	CHECK_STR(esc("\xed\xa0\x80"), "\\xed\\xa0\\x80");	/* surrogate */
 	CHECK_STR(esc("\xe2\x9c" "a"), "\\xe2\\x9ca");	/* cut short */
 	/* NUL bytes inside the length. */

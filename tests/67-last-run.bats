@@ -135,3 +135,23 @@ YAML
 	    fail "stderr: $stderr"
 	[[ $stderr != *hunter2* ]] || fail "stderr: $stderr"
 }
+
+@test "last_success is set by a success, not by exit 0: --success-codes 0,3 with exit 3, and exit 0 under --failure-codes 0" {
+	run -3 cb run x --success-codes 0,3 -- sh -c 'exit 3'
+	run -0 jq -r '.[0].last_success' <(cb status --json)
+	refute_output null
+	run -0 cb run y --failure-codes 0 -- true
+	run -0 jq -r '.[0].successes, .[0].last_success' <(cb status --json y)
+	assert_output "0
+null"
+}
+
+@test "a probe's token handed back by release names the releaser, not the run before it" {
+	run -0 cb run x -- sh -c 'exit 0'
+	run -0 cb trip x --for 1m
+	run -0 cb_at +2m acquire x
+	token=$output
+	run -0 cb_at +2m release "$token" success
+	run -0 jq -c '.[0] | [.state, .last_run_by]' <(cb status --json)
+	assert_output "[\"closed\",{\"user\":\"$(id -un)\",\"host\":\"$(hostname)\",\"command\":null}]"
+}

@@ -194,6 +194,32 @@ judge(struct run_step *st, const struct spawn_result *res)
 static void	run_timed_out(const struct run_step *);
 
 /*
+ * The state could not be used: on_store_error = open runs the command
+ * unguarded (0, *guarded cleared), closed refuses (-1, *status 125).  A
+ * directory another user made for us is no store failure: running
+ * unguarded is what they would want, so it refuses whatever
+ * on_store_error says (SPEC 5).
+ */
+static int
+store_failed(struct cb_ctx *ctx, const struct spawn_opts *so,
+    const struct cb_err *err, int *guarded, int *status)
+{
+	if (ctx->cfg.on_store_error == STORE_ERROR_CLOSED ||
+	    err->code == CB_ERR_PLANTED) {
+		cmd_warnx("%s; refusing to run '%s'%s", err->msg, so->argv[0],
+		    err->code == CB_ERR_PLANTED ? "" :
+		    " (on_store_error = closed)");
+		*status = EXIT_CBEXEC;
+		return -1;
+	}
+	if (!ctx->quiet)
+		cmd_warnx("warning: %s; running '%s' unguarded", err->msg,
+		    so->argv[0]);
+	*guarded = 0;
+	return 0;
+}
+
+/*
  * One call: admit, run, record; unguarded (CBEXEC_DISABLE, or a state file
  * that on_store_error = open lets us do without), only run.  Sets *status
  * to what cbexec would exit with after it, and st->c.run to how it ended.
@@ -221,18 +247,9 @@ again:
 	memset(&st->c.ticket, 0, sizeof st->c.ticket);
 	cmd_env(ctx, &st->c.env);
 	st->c.waiting = busy_wait_left(&w);
-	if (*guarded && run_admit(ctx, st, &store, &err) == -1) {
-		if (ctx->cfg.on_store_error == STORE_ERROR_CLOSED) {
-			cmd_warnx("%s; refusing to run '%s' "
-			    "(on_store_error = closed)", err.msg, so->argv[0]);
-			*status = EXIT_CBEXEC;
-			return -1;
-		}
-		if (!ctx->quiet)
-			cmd_warnx("warning: %s; running '%s' unguarded",
-			    err.msg, so->argv[0]);
-		*guarded = 0;
-	}
+	if (*guarded && run_admit(ctx, st, &store, &err) == -1 &&
+	    store_failed(ctx, so, &err, guarded, status) == -1)
+		return -1;
 	if (*guarded) {
 		cmd_evictions(ctx);
 		cmd_transitions(ctx, st->c.name, &st->c.fx);

@@ -60,6 +60,9 @@ struct cb_ctx {
 	int			 state_redis;	/* ... naming a Redis store */
 	struct cb_err		 state_err;	/* why NULL */
 	int			 state_reported;
+	int			 state_unmade;	/* its directory, a user's
+						 * /var/tmp/cbexec-UID, is
+						 * made by the first writer */
 	int			 state_split;	/* private, though a member of
 						 * the shared state's group
 						 * (ctx_state); said once */

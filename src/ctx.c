@@ -30,6 +30,7 @@
 #include "cmd.h"
 #include "record.h"
 #include "redis-url.h"
+#include "statefile.h"
 
 int
 ctx_config_load(struct cb_ctx *ctx, struct cb_err *err)
@@ -207,103 +208,16 @@ state_split_note(struct cb_ctx *ctx)
 }
 
 /*
- * Can the state at path be made?  The nearest directory above it that
- * exists must be one we may write and search (a service account's home
- * may be /nonexistent, or /var/www owned by root).
- */
-static int
-state_usable(const char *path)
-{
-	struct stat	 st;
-	char		*dir, *p;
-	int		 ok = 0;
-
-	dir = xstrdup(path);
-	while ((p = strrchr(dir, '/')) != NULL && p != dir) {
-		*p = '\0';
-		if (stat(dir, &st) == 0) {
-			ok = S_ISDIR(st.st_mode) && faccessat(AT_FDCWD, dir,
-			    W_OK | X_OK, AT_EACCESS) == 0;
-			break;
-		}
-		if (errno != ENOENT && errno != ENOTDIR)
-			break;
-	}
-	free(dir);
-	return ok;
-}
-
-/* $XDG_STATE_HOME if set and absolute, else HOME/.local/state. */
-static char *
-state_home(void)
-{
-	const char	*xdg, *home;
-	struct passwd	*pw;
-	char		*s;
-
-	xdg = getenv("XDG_STATE_HOME");
-	if (xdg != NULL && xdg[0] == '/') {
-		xasprintf(&s, "%s/cbexec/state.mdb", xdg);
-		return s;
-	}
-	home = getenv("HOME");
-	if (home == NULL || home[0] != '/') {
-		if ((pw = getpwuid(getuid())) == NULL ||
-		    pw->pw_dir == NULL || pw->pw_dir[0] != '/')
-			return NULL;
-		home = pw->pw_dir;
-	}
-	xasprintf(&s, "%s/.local/state/cbexec/state.mdb", home);
-	return s;
-}
-
-/*
- * The state of a user with no usable home: /var/tmp/cbexec-UID, made 0700
- * and checked as tmux checks /tmp/tmux-UID (a directory, not a symlink,
- * ours, and nobody else's to read or write), so that another user cannot
- * have made it first and hold our breakers.  Returns NULL with err filled
- * when it cannot be used.
- */
-static char *
-state_fallback(struct cb_err *err)
-{
-	struct stat	 st;
-	uid_t		 uid = geteuid();
-	char		*dir, *s = NULL;
-
-	xasprintf(&dir, "/var/tmp/cbexec-%u", (unsigned)uid);
-	if (mkdir(dir, 0700) == -1 && errno != EEXIST)
-		err_set(err, "cannot create directory '%s': %s", dir,
-		    strerror(errno));
-	else if (lstat(dir, &st) == -1)
-		err_set(err, "cannot use directory '%s': %s", dir,
-		    strerror(errno));
-	else if (S_ISLNK(st.st_mode))
-		err_set(err, "cannot use directory '%s': it is a symbolic "
-		    "link", dir);
-	else if (!S_ISDIR(st.st_mode))
-		err_set(err, "cannot use directory '%s': not a directory",
-		    dir);
-	else if (st.st_uid != uid)
-		err_set(err, "cannot use directory '%s': owned by uid %u, "
-		    "not %u", dir, (unsigned)st.st_uid, (unsigned)uid);
-	else if ((st.st_mode & 077) != 0)
-		err_set(err, "cannot use directory '%s': mode %04o, not 0700",
-		    dir, (unsigned)(st.st_mode & 07777));
-	else
-		xasprintf(&s, "%s/state.mdb", dir);
-	free(dir);
-	return s;
-}
-
-/*
  * The state path by the rules of SPEC sections 5 and 10; with local_only,
  * the first candidate that is not a Redis URL (the fallback's LMDB file).
- * A config that cannot be used names no state.  Returns the path in new
- * memory, or NULL with err filled.
+ * A config that cannot be used names no state.  The directory of a user
+ * with no usable home is made only with create (ctx->state_unmade says
+ * it is not there yet).  Returns the path in new memory, or NULL with err
+ * filled.
  */
 static char *
-state_resolve(struct cb_ctx *ctx, int local_only, struct cb_err *err)
+state_resolve(struct cb_ctx *ctx, int local_only, int create,
+    struct cb_err *err)
 {
 	struct cb_err	 e;
 	const char	*c[3];
@@ -332,10 +246,10 @@ state_resolve(struct cb_ctx *ctx, int local_only, struct cb_err *err)
 		return xstrdup(STATE_SYSTEM);
 	if (!local_only)
 		ctx->state_split = state_split();
-	if ((s = state_home()) != NULL && state_usable(s))
+	if ((s = statefile_home()) != NULL && statefile_usable(s))
 		return s;
 	free(s);
-	return state_fallback(err);
+	return statefile_fallback(create, &ctx->state_unmade, err);
 }
 
 int
@@ -343,7 +257,7 @@ ctx_state(struct cb_ctx *ctx, struct cb_err *err)
 {
 	if (!ctx->state_done) {
 		ctx->state_done = 1;
-		ctx->state = state_resolve(ctx, 0, &ctx->state_err);
+		ctx->state = state_resolve(ctx, 0, 0, &ctx->state_err);
 		ctx->state_redis = ctx->state != NULL &&
 		    store_is_redis(ctx->state);
 	}
@@ -493,6 +407,15 @@ cmd_store(struct cb_ctx *ctx, int readonly, struct cb_err *err)
 	}
 	if (ctx_state(ctx, err) == -1)
 		return NULL;
+	if (ctx->state_unmade && !readonly) {
+		/* A writer makes the directory a reader only named. */
+		free(ctx->state);
+		ctx->state_unmade = 0;
+		if ((ctx->state = state_resolve(ctx, 0, 1, err)) == NULL) {
+			ctx->state_err = *err;
+			return NULL;
+		}
+	}
 	state_split_note(ctx);
 	if (ctx->state_redis)
 		ctx->store = ctx_open_redis(ctx, ctx->state, err);
@@ -507,7 +430,7 @@ cmd_store_local(struct cb_ctx *ctx, struct cb_err *err)
 	char	*path;
 
 	if (ctx_config_load(ctx, err) == -1 ||
-	    (path = state_resolve(ctx, 1, err)) == NULL)
+	    (path = state_resolve(ctx, 1, 1, err)) == NULL)
 		return NULL;
 	store_close(ctx->store);
 	ctx->store = NULL;
@@ -523,7 +446,7 @@ cmd_state_local(struct cb_ctx *ctx, struct cb_err *err)
 {
 	if (ctx_config_load(ctx, err) == -1)
 		return NULL;
-	return state_resolve(ctx, 1, err);
+	return state_resolve(ctx, 1, 0, err);
 }
 
 const uint8_t *

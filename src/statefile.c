@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -428,4 +429,133 @@ statefile_cloexec(int fd)
 	    fcntl(fd, F_SETFD, flags | FD_CLOEXEC) == -1)
 		return errno;
 	return 0;
+}
+
+
+/* ---- a user's private state (SPEC section 5) ---------------------------- */
+
+/*
+ * Can the state at path be made?  The nearest directory above it that
+ * exists must be one we may write and search (a service account's home
+ * may be /nonexistent, or /var/www owned by root).
+ */
+int
+statefile_usable(const char *path)
+{
+	struct stat	 st;
+	char		*dir, *p;
+	int		 ok = 0;
+
+	dir = xstrdup(path);
+	while ((p = strrchr(dir, '/')) != NULL && p != dir) {
+		*p = '\0';
+		if (stat(dir, &st) == 0) {
+			ok = S_ISDIR(st.st_mode) && faccessat(AT_FDCWD, dir,
+			    W_OK | X_OK, AT_EACCESS) == 0;
+			break;
+		}
+		if (errno != ENOENT && errno != ENOTDIR)
+			break;
+	}
+	free(dir);
+	return ok;
+}
+
+/* $XDG_STATE_HOME if set and absolute, else HOME/.local/state. */
+char *
+statefile_home(void)
+{
+	const char	*xdg, *home;
+	struct passwd	*pw;
+	char		*s;
+
+	xdg = getenv("XDG_STATE_HOME");
+	if (xdg != NULL && xdg[0] == '/') {
+		xasprintf(&s, "%s/cbexec/state.mdb", xdg);
+		return s;
+	}
+	home = getenv("HOME");
+	if (home == NULL || home[0] != '/') {
+		if ((pw = getpwuid(getuid())) == NULL ||
+		    pw->pw_dir == NULL || pw->pw_dir[0] != '/')
+			return NULL;
+		home = pw->pw_dir;
+	}
+	xasprintf(&s, "%s/.local/state/cbexec/state.mdb", home);
+	return s;
+}
+
+/* "user 'www-data' (uid 33)", or "uid 33" when it has no name. */
+static const char *
+user_name(uid_t uid, char *buf, size_t len)
+{
+	struct passwd	*pw;
+
+	if ((pw = getpwuid(uid)) != NULL && pw->pw_name != NULL)
+		snprintf(buf, len, "user '%s' (uid %u)", pw->pw_name,
+		    (unsigned)uid);
+	else
+		snprintf(buf, len, "uid %u", (unsigned)uid);
+	return buf;
+}
+
+/*
+ * The state of a user with no usable home: /var/tmp/cbexec-UID, made 0700
+ * and checked as tmux checks /tmp/tmux-UID (a directory, not a symlink,
+ * ours, and nobody else's to read or write), so that another user cannot
+ * have made it first and hold our breakers.  Only a command that writes
+ * (create) makes it; a read-only one is given the path of a file that is
+ * not there.  Returns NULL with err filled when it cannot be used:
+ * CB_ERR_PLANTED when it is there but not as we make it, which another
+ * user may have arranged (SPEC 5: run refuses, whatever on_store_error
+ * says), else CB_ERR_OTHER.
+ */
+char *
+statefile_fallback(int create, int *unmade, struct cb_err *err)
+{
+	struct stat	 st;
+	uid_t		 uid = geteuid();
+	char		*dir, *s = NULL, owner[96], self[96];
+	int		 there;
+
+	xasprintf(&dir, "/var/tmp/cbexec-%u", (unsigned)uid);
+	there = lstat(dir, &st) == 0;
+	if (!there && errno == ENOENT && !create) {
+		xasprintf(&s, "%s/state.mdb", dir);
+		*unmade = 1;
+		goto out;
+	}
+	if (!there && errno == ENOENT) {
+		if (mkdir(dir, 0700) == -1 && errno != EEXIST) {
+			err_set(err, "cannot create directory '%s': %s", dir,
+			    strerror(errno));
+			goto out;
+		}
+		there = lstat(dir, &st) == 0;
+	}
+	if (!there)
+		err_set(err, "cannot use directory '%s': %s", dir,
+		    strerror(errno));
+	else if (S_ISLNK(st.st_mode))
+		err_set(err, "cannot use directory '%s': it is a symbolic "
+		    "link", dir);
+	else if (!S_ISDIR(st.st_mode))
+		err_set(err, "cannot use directory '%s': not a directory",
+		    dir);
+	else if (st.st_uid != uid)
+		err_set(err, "cannot use directory '%s': owned by %s, not by "
+		    "%s; remove it, or give this user a state (-s, "
+		    "$CBEXEC_STATE or the config's state)", dir,
+		    user_name(st.st_uid, owner, sizeof owner),
+		    user_name(uid, self, sizeof self));
+	else if ((st.st_mode & 077) != 0)
+		err_set(err, "cannot use directory '%s': mode %04o, not 0700",
+		    dir, (unsigned)(st.st_mode & 07777));
+	else
+		xasprintf(&s, "%s/state.mdb", dir);
+	if (s == NULL && there)
+		err->code = CB_ERR_PLANTED;
+out:
+	free(dir);
+	return s;
 }

@@ -109,4 +109,21 @@ void	statefile_fds_free(struct statefile_fds *);
 /* Set FD_CLOEXEC on fd.  Returns 0 or an errno value. */
 int	statefile_cloexec(int fd);
 
+/*
+ * A user's private state (SPEC 5).  statefile_home: $XDG_STATE_HOME (if
+ * absolute) or HOME's .local/state, "/cbexec/state.mdb" appended, in new
+ * memory, or NULL when there is no home to name.  statefile_usable: can
+ * the state at path be made (the nearest directory above it that exists
+ * is one we may write and search)?  statefile_fallback: the state of a
+ * user with no usable home, /var/tmp/cbexec-UID/state.mdb, in new memory;
+ * the directory is made only with create (else *unmade is set when it is
+ * not there), and must be a directory, not a symlink, the user's own,
+ * mode 0700; NULL with err filled when it is not, its code
+ * CB_ERR_PLANTED when it is there but not as we make it (another user
+ * may have made it), CB_ERR_OTHER otherwise.
+ */
+char	*statefile_home(void);
+int	 statefile_usable(const char *path);
+char	*statefile_fallback(int create, int *unmade, struct cb_err *err);
+
 #endif

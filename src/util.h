@@ -21,6 +21,8 @@
 #define CB_ERR_OTHER	0
 #define CB_ERR_MISSING	1	/* what was to be read does not exist */
 #define CB_ERR_CONFIG	2	/* the config cannot be used (cmd.h) */
+#define CB_ERR_PLANTED	3	/* a path another user made or may have
+				 * made for us: no store failure (ctx.c) */
 
 struct cb_err {
 	int	code;

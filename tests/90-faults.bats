@@ -248,30 +248,58 @@ as_nobody_vartmp() {
 	assert_output ''
 }
 
-@test "the fallback directory is refused if it is a symlink or another user's" {
+@test "a fallback directory another user made (a symlink, theirs, open to others): run exits 125 naming the owner and the fix, whatever on_store_error says" {
 	need_root
 	nobody_dir
 	fallback_dir
 	unset CBEXEC_STATE XDG_STATE_HOME
+	config 'on_store_error = "open";'
+	chmod 0644 "$CBEXEC_CONFIG"
 	mkdir -m 0700 "$NOBODY_DIR/elsewhere"
 	chown nobody "$NOBODY_DIR/elsewhere"
 	ln -s "$NOBODY_DIR/elsewhere" "$FALLBACK"
-	run -0 as_nobody_vartmp env HOME=/nonexistent "$CBEXEC" run x -- true
+	run -125 as_nobody_vartmp env HOME=/nonexistent "$CBEXEC" run x -- touch "$T/ran"
 	# The line says what is wrong with it.
 	assert_output --partial "cannot use directory '$FALLBACK_NAME': it is a symbolic link"
-	assert_output --partial unguarded
+	refute_output --partial unguarded
+	assert [ ! -e "$T/ran" ]
 	assert [ ! -e "$NOBODY_DIR/elsewhere/state.mdb" ]
 	rm "$FALLBACK"
-	mkdir -m 0700 "$FALLBACK"
-	run -0 as_nobody_vartmp env HOME=/nonexistent "$CBEXEC" run x -- true
-	assert_output --partial "cannot use directory '$FALLBACK_NAME': owned by uid 0, not $(id -u nobody)"
-	assert_output --partial unguarded
+	# Squatted before the service account's first run: a max_concurrent
+	# guard of a job that must not overlap would go.
+	mkdir -m 0777 "$FALLBACK"
+	chown daemon "$FALLBACK"
+	run -125 as_nobody_vartmp env HOME=/nonexistent "$CBEXEC" run x -o max_concurrent=1 -- touch "$T/ran"
+	assert_output "cbexec: cannot use directory '$FALLBACK_NAME': owned by user 'daemon' (uid $(id -u daemon)), not by user 'nobody' (uid $(id -u nobody)); remove it, or give this user a state (-s, \$CBEXEC_STATE or the config's state); refusing to run 'touch'"
+	assert [ ! -e "$T/ran" ]
 	assert [ ! -e "$FALLBACK/state.mdb" ]
 	chown nobody "$FALLBACK"
 	chmod 0750 "$FALLBACK"
-	run -0 as_nobody_vartmp env HOME=/nonexistent "$CBEXEC" run x -- true
+	run -125 as_nobody_vartmp env HOME=/nonexistent "$CBEXEC" run x -- touch "$T/ran"
 	assert_output --partial "cannot use directory '$FALLBACK_NAME': mode 0750, not 0700"
 	assert [ ! -e "$FALLBACK/state.mdb" ]
+	assert [ ! -e "$T/ran" ]
+	# Given a state of its own, it runs guarded.
+	run -0 as_nobody_vartmp env HOME=/nonexistent "$CBEXEC" -s "$NOBODY_DIR/elsewhere/s.mdb" run x -- true
+	assert [ -e "$NOBODY_DIR/elsewhere/s.mdb" ]
+}
+
+@test "read-only commands of a user with no usable home create no /var/tmp/cbexec-UID" {
+	need_root
+	nobody_dir
+	fallback_dir
+	unset CBEXEC_STATE XDG_STATE_HOME
+	chmod 0644 "$CBEXEC_CONFIG"
+	run -0 as_nobody_vartmp env HOME=/nonexistent "$CBEXEC" status
+	run -0 as_nobody_vartmp env HOME=/nonexistent "$CBEXEC" status --prometheus
+	run -0 as_nobody_vartmp env HOME=/nonexistent "$CBEXEC" check x
+	run -0 as_nobody_vartmp env HOME=/nonexistent "$CBEXEC" config show
+	assert_output --partial "$FALLBACK_NAME/state.mdb"
+	run -0 as_nobody_vartmp env HOME=/nonexistent "$CBEXEC" --version
+	assert [ ! -e "$FALLBACK" ]
+	# The first run makes it.
+	run -0 as_nobody_vartmp env HOME=/nonexistent "$CBEXEC" run x -- true
+	assert_equal "$(stat -c '%a %U' "$FALLBACK")" "700 nobody"
 }
 
 @test "a truncated state file: no SIGBUS; run follows on_store_error, others exit 1, file unchanged" {

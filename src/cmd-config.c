@@ -320,6 +320,10 @@ show_settings(struct cb_ctx *ctx, const char *state, struct show_table *t)
 	    o, sizeof o));
 	format_duration(cfg->store_timeout_ms, q, sizeof q);
 	snprintf(row->value, sizeof row->value, "\"%s\"", q);
+	row = show_add(t, "scan_timeout", show_origin(cfg, "scan_timeout",
+	    o, sizeof o));
+	format_duration(cfg->scan_timeout_ms, q, sizeof q);
+	snprintf(row->value, sizeof row->value, "\"%s\"", q);
 	row = show_add(t, "fallback", show_origin(cfg, "fallback", o,
 	    sizeof o));
 	snprintf(row->value, sizeof row->value, "\"%s\"",

@@ -19,7 +19,8 @@
 const char *const config_top_keys[] = {
 	"state", "state_mode", "sync", "max_breakers", "on_store_error", "log",
 	"on_transition", "defaults", "breakers", "redis_prefix",
-	"store_timeout", "fallback", "lock_timeout", NULL
+	"store_timeout", "fallback", "lock_timeout",
+	"scan_timeout", NULL
 };
 
 void

@@ -53,6 +53,7 @@ config_defaults(struct cb_config *cfg)
 	cfg->log = CB_LOG_SYSLOG;
 	cfg->store_timeout_ms = 250;
 	cfg->lock_timeout_ms = 10000;
+	cfg->scan_timeout_ms = 30000;
 	cfg->fallback = FALLBACK_LOCAL;
 }
 
@@ -271,7 +272,8 @@ get_redis_prefix(struct loader *ld, const config_setting_t *s, char **out)
 }
 
 /*
- * store_timeout (1ms to 60s) and lock_timeout (1ms to 1h): a DURATION from
+ * store_timeout (1ms to 60s), lock_timeout and scan_timeout (1ms to 1h): a
+ * DURATION from
  * 1ms to max seconds (a bare integer: seconds).
  */
 static int
@@ -399,6 +401,10 @@ load_top(struct loader *ld, config_t *lc)
 		} else if (strcmp(name, "lock_timeout") == 0) {
 			if (get_timeout(ld, s, name, 3600,
 			    &cfg->lock_timeout_ms) != 0)
+				bad = -1;
+		} else if (strcmp(name, "scan_timeout") == 0) {
+			if (get_timeout(ld, s, name, 3600,
+			    &cfg->scan_timeout_ms) != 0)
 				bad = -1;
 		} else if (strcmp(name, "fallback") == 0) {
 			if (get_enum(ld, s, name, fallback_names, &e) != 0)

@@ -77,6 +77,9 @@ struct cb_config {
 	char			*redis_prefix;	/* key prefix, or NULL: "cbexec:" */
 	int64_t			 store_timeout_ms;	/* default 250 */
 	int64_t			 lock_timeout_ms;	/* default 10000 */
+	int64_t			 scan_timeout_ms;	/* default 30000: a
+							 * Redis walk for
+							 * status, gc */
 	enum cb_fallback	 fallback;	/* default FALLBACK_LOCAL */
 	struct config_layer	 defaults;
 	struct config_layer	*breakers;

@@ -384,6 +384,7 @@ ctx_open_redis(struct cb_ctx *ctx, const char *url, struct cb_err *err)
 	ropts.prefix = ctx->cfg.redis_prefix != NULL ?
 	    ctx->cfg.redis_prefix : "cbexec:";
 	ropts.timeout_ms = ctx->cfg.store_timeout_ms;
+	ropts.scan_timeout_ms = ctx->cfg.scan_timeout_ms;
 	ropts.password = getenv("CBEXEC_REDIS_PASSWORD");
 	if (ropts.password != NULL && ropts.password[0] == '\0')
 		ropts.password = NULL;

@@ -165,8 +165,11 @@ redis_wait(struct store_redis *sr, short events)
 void
 redis_begin(struct store_redis *sr)
 {
-	if (!sr->connecting)
+	if (!sr->connecting) {
 		sr->deadline = clock_mono_ms() + sr->timeout_ms;
+		if (sr->walk_deadline != 0 && sr->walk_deadline < sr->deadline)
+			sr->deadline = sr->walk_deadline;
+	}
 }
 
 /* Write out what is queued, within the deadline; 0 or -1. */

@@ -32,6 +32,9 @@ struct store_redis {
 	int64_t		 timeout_ms;
 	int64_t		 deadline;	/* monotonic ms: the current command's,
 					 * or the connection's, end */
+	int64_t		 scan_timeout_ms;
+	int64_t		 walk_deadline;	/* monotonic ms: a walk's end, which
+					 * no command's outlasts; 0: none */
 	int		 connecting;	/* keep the connection's deadline */
 	int		 late;		/* the last wait passed the deadline */
 	int		 readonly;	/* an error reply said READONLY */

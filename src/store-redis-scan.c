@@ -21,6 +21,7 @@
 #include "clock.h"
 #include "store.h"
 #include "store-redis-int.h"
+#include "units.h"
 #include "util.h"
 
 /* Keys per SCAN step and per MGET. */
@@ -28,17 +29,12 @@
 #define REDIS_MGET_BATCH	200
 
 /*
- * A SCAN walk is bounded, so that a server that never returns cursor 0
- * cannot make status or gc run for ever: at most REDIS_SCAN_STEPS steps
- * plus one per 16 keys the database holds (DBSIZE, counted up to
- * REDIS_SCAN_KEYS_MAX).  Redis visits at least COUNT (500) buckets a
- * step and keeps its table at most about ten times fuller than its keys
- * (it shrinks below 10% fill), so a real walk takes at most DBSIZE/50
- * steps: this is three times that, and each step is a command bounded
- * by store_timeout.
+ * A walk is bounded by one deadline, sr->walk_deadline, so that a server
+ * that never returns cursor 0 (or a DBSIZE that would allow 72 hours of
+ * steps) cannot make status or gc run for ever: scan_timeout for status
+ * and gc, store_timeout for eviction on the run path (SPEC 9).  Every
+ * command of the walk ends by it too (redis_begin).
  */
-#define REDIS_SCAN_STEPS	256
-#define REDIS_SCAN_KEYS_MAX	(1LL << 24)
 
 struct redis_name {
 	char	*key;
@@ -76,6 +72,33 @@ redis_pattern(const struct store_redis *sr)
 	return pat;
 }
 
+/* Start a walk of at most ms; redis_walk_end ends it. */
+static void
+redis_walk_start(struct store_redis *sr, int64_t ms)
+{
+	sr->walk_deadline = clock_mono_ms() + ms;
+}
+
+static void
+redis_walk_end(struct store_redis *sr)
+{
+	sr->walk_deadline = 0;
+}
+
+/* The walk is late: say so, whatever the command that was cut said. */
+static void
+redis_walk_late(struct store_redis *sr, const char *what, int64_t ms,
+    struct cb_err *err)
+{
+	char	d[32];
+
+	format_duration(ms, d, sizeof d);
+	err_set(err, "%s in state '%s': SCAN did not end within %s", what,
+	    sr->s.path, d);
+	sr->s.down = 1;
+	sr->timedout = 1;
+}
+
 /* DBSIZE: the keys of the database, or -1 after filling err. */
 static long long
 redis_dbsize(struct store_redis *sr, const char *what, struct cb_err *err)
@@ -96,33 +119,26 @@ redis_dbsize(struct store_redis *sr, const char *what, struct cb_err *err)
 }
 
 /*
- * Every key under the prefix, sorted, without SCAN's duplicates, in a
- * walk bounded by dbsize (as DBSIZE said; -1: ask it here).
+ * Every key under the prefix, sorted, without SCAN's duplicates, within
+ * the walk's deadline (sr->walk_deadline, set to ms from its start).
  */
 static int
-redis_scan(struct store_redis *sr, long long dbsize,
-    struct redis_name **namesp, size_t *np, struct cb_err *err)
+redis_scan(struct store_redis *sr, int64_t ms, struct redis_name **namesp,
+    size_t *np, struct cb_err *err)
 {
 	static const char	 what[] = "cannot list breakers";
 	struct redis_name	*names = NULL;
 	redisReply		*r, *keys;
 	const char		*argv[6];
 	char			 cursor[32], *pat;
-	size_t			 n = 0, cap = 0, i, j, step, steps;
+	size_t			 n = 0, cap = 0, i, j;
 	int			 rc = -1;
 
 	pat = redis_pattern(sr);
-	if (dbsize < 0 && (dbsize = redis_dbsize(sr, what, err)) < 0)
-		goto out;
-	steps = REDIS_SCAN_STEPS + (size_t)((dbsize < REDIS_SCAN_KEYS_MAX ?
-	    dbsize : REDIS_SCAN_KEYS_MAX) / 16);
 	snprintf(cursor, sizeof cursor, "0");
-	for (step = 0;; step++) {
-		if (step == steps) {
-			err_set(err, "%s in state '%s': SCAN did not end "
-			    "after %zu steps, with %lld keys in the database",
-			    what, sr->s.path, steps, dbsize);
-			sr->s.down = 1;
+	for (;;) {
+		if (clock_mono_ms() >= sr->walk_deadline) {
+			redis_walk_late(sr, what, ms, err);
 			goto out;
 		}
 		argv[0] = "SCAN";
@@ -131,8 +147,12 @@ redis_scan(struct store_redis *sr, long long dbsize,
 		argv[3] = pat;
 		argv[4] = "COUNT";
 		argv[5] = REDIS_SCAN_COUNT;
-		if ((r = redis_call(sr, what, 6, argv, NULL, err)) == NULL)
+		if ((r = redis_call(sr, what, 6, argv, NULL, err)) == NULL) {
+			if (sr->timedout &&
+			    clock_mono_ms() >= sr->walk_deadline)
+				redis_walk_late(sr, what, ms, err);
 			goto out;
+		}
 		if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
 		    r->element[0]->type != REDIS_REPLY_STRING ||
 		    r->element[0]->len >= sizeof cursor ||
@@ -201,13 +221,15 @@ redis_each(struct store *s, store_each_fn fn, void *arg, struct cb_err *err)
 	s->down = 0;
 	sr->timedout = 0;
 	redis_pipe_block(&old);
+	redis_walk_start(sr, sr->scan_timeout_ms);
 	argv = xcalloc(REDIS_MGET_BATCH + 1, sizeof *argv);
 	lens = xcalloc(REDIS_MGET_BATCH + 1, sizeof *lens);
 	for (tries = 0; tries < 2; tries++) {
 		s->down = 0;
 		if (redis_connect(sr, err) == -1)
 			goto out;
-		if ((rc = redis_scan(sr, -1, &names, &n, err)) == 0)
+		if ((rc = redis_scan(sr, sr->scan_timeout_ms, &names, &n,
+		    err)) == 0)
 			break;
 		if (sr->c != NULL || sr->timedout)
 			goto out;	/* an error reply, or no answer */
@@ -258,6 +280,7 @@ out:
 	free(names);
 	free(argv);
 	free(lens);
+	redis_walk_end(sr);
 	redis_pipe_restore(&old);
 	return rc;
 }
@@ -457,11 +480,12 @@ redis_evict(struct store_redis *sr, const char *made)
 	long long		 k;
 
 	redis_pipe_block(&old);
+	redis_walk_start(sr, sr->timeout_ms);
 	if (redis_connect(sr, &err) == -1 ||
 	    (k = redis_dbsize(sr, "cannot evict", &err)) == -1)
 		goto out;
 	if ((unsigned long long)k <= sr->max_records ||
-	    redis_scan(sr, k, &names, &n, &err) == -1 ||
+	    redis_scan(sr, sr->timeout_ms, &names, &n, &err) == -1 ||
 	    n <= sr->max_records)
 		goto out;
 	want = n - sr->max_records;
@@ -515,5 +539,6 @@ out:
 	free(idx);
 	/* The creation stands: eviction's trouble is not the caller's. */
 	sr->s.down = 0;
+	redis_walk_end(sr);
 	redis_pipe_restore(&old);
 }

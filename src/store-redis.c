@@ -270,6 +270,8 @@ store_redis_open(const struct store_redis_opts *opts, struct cb_err *err)
 		return NULL;
 	}
 	sr->timeout_ms = opts->timeout_ms > 0 ? opts->timeout_ms : 250;
+	sr->scan_timeout_ms = opts->scan_timeout_ms > 0 ?
+	    opts->scan_timeout_ms : 30000;
 	sr->prefixlen = strlen(opts->prefix);
 	if (opts->rank != NULL) {
 		sr->max_records = opts->max_records;

@@ -215,6 +215,9 @@ struct store_redis_opts {
 					 * redis-sentinel://... (redis-url.h) */
 	const char	*prefix;	/* prepended to every NAME: "cbexec:" */
 	int64_t		 timeout_ms;	/* connect and command timeout */
+	int64_t		 scan_timeout_ms;	/* a whole walk of the keys
+					 * (each, prune); eviction's has
+					 * timeout_ms */
 	const char	*password;	/* AUTH [user] password, or NULL */
 	const char	*sentinel_password;	/* AUTH to sentinels, or NULL */
 	uint64_t	 max_records;	/* 0: no bound */

@@ -646,7 +646,8 @@ time.sleep(60)' "$ns" >"$T/dns.out" 3>&- &
 
 # fake_start MODE: a fake Redis on the unix socket $T/fake.sock (URL set),
 # a python3 script that answers GET, SCAN and MGET with `$100000` and then
-# one byte a tenth of a second (drip), or SCAN with cursor 1 for ever (scan1);
+# one byte a tenth of a second (drip), or SCAN with cursor 1 for ever (scan1;
+# scan1slow: each after 50 ms, with DBSIZE 1e11, as the issue's server);
 # WATCH, MULTI and the like with +OK, DBSIZE with 10.  Each GET it takes
 # is appended to $T/fake.log.
 fake_start() {
@@ -681,8 +682,12 @@ def serve(c):
                 while True:
                     time.sleep(0.1)
                     c.sendall(b'x')
-            elif name == b'SCAN' and mode == 'scan1':
+            elif name == b'SCAN' and mode.startswith('scan1'):
+                if mode == 'scan1slow':
+                    time.sleep(0.05)
                 c.sendall(b'*2\r\n$1\r\n1\r\n*0\r\n')
+            elif name == b'DBSIZE' and mode == 'scan1slow':
+                c.sendall(b':100000000000\r\n')
             elif name == b'DBSIZE':
                 c.sendall(b':10\r\n')
             elif name == b'GET':
@@ -743,15 +748,31 @@ PY
 	[ ! -e "$T/a.mdb" ] || [ "$(CBEXEC_STATE=$T/a.mdb "$CBEXEC" status --names)" = "" ]
 }
 
-@test "a SCAN that never ends is bounded: status and gc fail naming the state" {
+@test "a SCAN that never ends is bounded by scan_timeout: status and gc fail naming the state" {
 	fake_start scan1
+	config 'scan_timeout = "1s";'
 	start=$(now_ms)
 	run -1 timeout -s KILL 60 "$CBEXEC" -s "$URL" status
-	assert_output "cbexec: cannot list breakers in state '$URL': SCAN did not end after 256 steps, with 10 keys in the database"
-	run -1 timeout -s KILL 60 "$CBEXEC" -s "$URL" gc --dry-run
-	assert_output --partial "SCAN did not end after 256 steps"
+	assert_output "cbexec: cannot list breakers in state '$URL': SCAN did not end within 1s"
 	took=$(($(now_ms) - start))
-	[ "$took" -lt 20000 ] || fail "took ${took}ms"
+	run -1 timeout -s KILL 60 "$CBEXEC" -s "$URL" gc --dry-run
+	assert_output --partial "SCAN did not end within 1s"
+	# One deadline, not a count of steps: at least the second, far from
+	# 256 steps' worth (or 72 hours' with DBSIZE 1e11).
+	[ "$took" -ge 1000 ] && [ "$took" -lt 5000 ] || fail "took ${took}ms"
+}
+
+@test "a slow SCAN with DBSIZE 1e11 ends by scan_timeout, its default 30s in config show" {
+	fake_start scan1slow
+	config 'scan_timeout = "1500ms";'
+	start=$(now_ms)
+	run -1 timeout -s KILL 60 "$CBEXEC" -s "$URL" status --json
+	took=$(($(now_ms) - start))
+	assert_output --partial "cannot list breakers in state '$URL': SCAN did not end within 1s500ms"
+	[ "$took" -ge 1500 ] && [ "$took" -lt 6000 ] || fail "took ${took}ms"
+	config 'log = "none";'
+	run -0 cb config show
+	assert_line --regexp '^scan_timeout +"30s" +built-in$'
 }
 
 @test "a Redis key under the prefix that is not a NAME is skipped, named escaped, exit 1" {

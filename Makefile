@@ -121,6 +121,8 @@ IO	= clock config config-layer config-setting conftext statefile store-lmdb \
 # The one escaper of text from the state (SPEC 5).
 PURE	+= esc
 IO	+= keys
+# What a config named when it last loaded cleanly (SPEC 4).
+IO	+= confmemo
 # The bulkhead's refusal line and --wait (SPEC 2b).
 IO	+= busy
 # The Redis store's URL parser (pure) and deadline-bound name lookup; its

@@ -60,6 +60,11 @@ struct cb_ctx {
 	int			 state_redis;	/* ... naming a Redis store */
 	struct cb_err		 state_err;	/* why NULL */
 	int			 state_reported;
+	char			*memo_default;	/* the default state, beside
+						 * which the first writer
+						 * remembers the config's
+						 * state (confmemo.h) */
+	const char		*memo_state;	/* ... this, or NULL */
 	int			 state_unmade;	/* its directory, a user's
 						 * /var/tmp/cbexec-UID, is
 						 * made by the first writer */

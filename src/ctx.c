@@ -28,6 +28,7 @@
 #include "breaker.h"
 #include "clock.h"
 #include "cmd.h"
+#include "confmemo.h"
 #include "record.h"
 #include "redis-url.h"
 #include "statefile.h"
@@ -215,19 +216,71 @@ state_split_note(struct cb_ctx *ctx)
  * it is not there yet).  Returns the path in new memory, or NULL with err
  * filled.
  */
+/* The state with no -s, $CBEXEC_STATE or config naming one. */
+static char *
+state_default(struct cb_ctx *ctx, int local_only, int create,
+    struct cb_err *err)
+{
+	char	*s;
+
+	if (geteuid() == 0 || state_shared())
+		return xstrdup(STATE_SYSTEM);
+	if (!local_only)
+		ctx->state_split = state_split();
+	if ((s = statefile_home()) != NULL && statefile_usable(s))
+		return s;
+	free(s);
+	return statefile_fallback(create, &ctx->state_unmade, err);
+}
+
+/*
+ * The config's say in the state: its `state` when it was read that far,
+ * remembered (confmemo.c) when the file loaded cleanly; else, for a file
+ * that could not be read, the state it named when it last loaded (SPEC
+ * 4).  NULL: the config names none.  *dflt is the default state, made
+ * here when needed (NULL when it cannot be had).
+ */
+static char *
+state_of_config(struct cb_ctx *ctx, int local_only, int create, char **dflt,
+    struct cb_err *err)
+{
+	const char	*named;
+	char		*s = NULL;
+
+	if (ctx_config_load(ctx, NULL) != 0 || ctx->cfg.path == NULL)
+		return NULL;
+	named = ctx->cfg.state != NULL && ctx->cfg.state[0] != '\0' ?
+	    ctx->cfg.state : NULL;
+	if (named != NULL && ctx->cfg_broken)
+		return xstrdup(named);
+	*dflt = state_default(ctx, local_only, create, err);
+	if (*dflt != NULL && !ctx->cfg_broken && ctx->memo_default == NULL) {
+		/* Written by the first writer (cmd_store). */
+		ctx->memo_default = xstrdup(*dflt);
+		ctx->memo_state = named;
+	}
+	if (named != NULL)
+		return xstrdup(named);
+	if (*dflt != NULL && ctx->cfg_broken)
+		s = confmemo_recall(*dflt, ctx->cfg.path);
+	return s;
+}
+
 static char *
 state_resolve(struct cb_ctx *ctx, int local_only, int create,
     struct cb_err *err)
 {
 	struct cb_err	 e;
-	const char	*c[3];
-	char		*s;
+	char		*c[3], *dflt = NULL, *s;
 	int		 i;
 
-	c[0] = ctx->state_path;
+	c[0] = (char *)ctx->state_path;
 	c[1] = getenv("CBEXEC_STATE");
-	c[2] = ctx_config_load(ctx, NULL) == 0 ? ctx->cfg.state : NULL;
+	c[2] = NULL;
 	for (i = 0; i < 3; i++) {
+		if (i == 2)
+			c[2] = state_of_config(ctx, local_only, create, &dflt,
+			    err);
 		/* An empty one is unset (main refuses an empty -s). */
 		if (c[i] == NULL || c[i][0] == '\0' ||
 		    (local_only && store_is_redis(c[i])))
@@ -238,18 +291,17 @@ state_resolve(struct cb_ctx *ctx, int local_only, int create,
 			(void)redis_state_check(c[i], 0, &e);
 			err_set(err, "state from %s: %s", i == 0 ? "-s" :
 			    i == 1 ? "$CBEXEC_STATE" : "the config", e.msg);
-			return NULL;
-		}
-		return xstrdup(c[i]);
-	}
-	if (geteuid() == 0 || state_shared())
-		return xstrdup(STATE_SYSTEM);
-	if (!local_only)
-		ctx->state_split = state_split();
-	if ((s = statefile_home()) != NULL && statefile_usable(s))
+			s = NULL;
+		} else
+			s = xstrdup(c[i]);
+		free(c[2]);
+		free(dflt);
 		return s;
-	free(s);
-	return statefile_fallback(create, &ctx->state_unmade, err);
+	}
+	free(c[2]);
+	if (dflt != NULL)
+		return dflt;
+	return state_default(ctx, local_only, create, err);
 }
 
 int
@@ -408,6 +460,12 @@ cmd_store(struct cb_ctx *ctx, int readonly, struct cb_err *err)
 	}
 	if (ctx_state(ctx, err) == -1)
 		return NULL;
+	if (ctx->memo_default != NULL && !readonly) {
+		confmemo_remember(ctx->memo_default, ctx->cfg.path,
+		    ctx->memo_state, 1);
+		free(ctx->memo_default);
+		ctx->memo_default = NULL;
+	}
 	if (ctx->state_unmade && !readonly) {
 		/* A writer makes the directory a reader only named. */
 		free(ctx->state);
@@ -491,6 +549,8 @@ ctx_free(struct cb_ctx *ctx)
 		config_msgs_free(&ctx->cfg_msgs);
 	free(ctx->state);
 	ctx->state = NULL;
+	free(ctx->memo_default);
+	ctx->memo_default = NULL;
 }
 
 void

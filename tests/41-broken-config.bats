@@ -264,3 +264,50 @@ YAML
 	run -0 promtool test rules t.yml
 	assert_output --partial SUCCESS
 }
+
+@test "a config that cannot be read leads to the state it named when it last loaded, not to the default one" {
+	[ "$(id -u)" = 0 ] || skip "needs root (setpriv, chown)"
+	id nobody >/dev/null 2>&1 || skip "no user nobody"
+	# As nobody, whose default state is under a home of its own.
+	d=$(mktemp -d /tmp/cbexec-memo.XXXXXX)
+	chmod 0755 "$d"
+	mkdir -m 0700 "$d/home" "$d/s"
+	chown nobody "$d/home" "$d/s"
+	printf 'state = "%s/s/real.mdb";\nlog = "none";\n' "$d" >"$d/cbexec.conf"
+	chown nobody "$d/cbexec.conf"
+	as() {
+		setpriv --reuid nobody --regid nogroup --clear-groups \
+		    env -u CBEXEC_STATE -u XDG_STATE_HOME HOME="$d/home" \
+		    CBEXEC_CONFIG="$d/cbexec.conf" "$CBEXEC" "$@"
+	}
+	run -0 as run x -- true
+	run -0 as trip x --for 1h
+	assert [ -e "$d/s/real.mdb" ]
+	# Unreadable now: its problem is said, and the breaker open in the
+	# state it named still refuses.
+	chmod 000 "$d/cbexec.conf"
+	run -75 as run x -- touch "$d/s/ran"
+	assert_line --partial "$d/cbexec.conf"
+	assert_line --regexp "^cbexec: x: circuit open"
+	assert [ ! -e "$d/s/ran" ]
+	assert [ ! -e "$d/home/.local/state/cbexec/state.mdb" ]
+	run -1 as config show
+	assert_line --regexp "^state +$d/s/real.mdb "
+	memo=$(echo "$d"/home/.local/state/cbexec/state.mdb-config-*)
+	assert_equal "$(cat "$memo")" "$d/cbexec.conf
+$d/s/real.mdb"
+	# Loaded cleanly naming no state: forgotten, the default is used.
+	chmod 0644 "$d/cbexec.conf"
+	printf 'log = "none";\n' >"$d/cbexec.conf"
+	run -0 as run y -- true
+	assert [ ! -e "$memo" ]
+	chmod 000 "$d/cbexec.conf"
+	run -0 as run x -- touch "$d/s/ran"
+	assert [ -e "$d/s/ran" ]
+	# A memo of another user (here root's) is not believed.
+	printf '%s\n%s\n' "$d/cbexec.conf" "$d/s/real.mdb" >"$memo"
+	rm "$d/s/ran"
+	run -0 as run x -- touch "$d/s/ran"
+	assert [ -e "$d/s/ran" ]
+	rm -rf "$d"
+}

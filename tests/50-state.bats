@@ -408,6 +408,123 @@ sys.stdin.read()' "$CBEXEC_STATE-lock" <hold.in >hold.out 3>&- &
 	assert_equal "$(json_field x calls)" 2
 }
 
+@test "a writer that never lets go is waited for lock_timeout, not ten times that" {
+	config 'lock_timeout = "1s";' 'log = "none";'
+	run -0 cb run x -- true
+	hold_writer
+	t0=$(date +%s%N)
+	run -1 timeout 60 "$CBEXEC" reset x 8>&-
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	release_writer
+	assert_output --partial "stayed locked by another process for lock_timeout (1s)"
+	# Generous bounds: the wait is one lock_timeout, in 20 ms slices.
+	[ "$ms" -ge 900 ] || fail "gave up after $ms ms, before lock_timeout"
+	[ "$ms" -lt 8000 ] || fail "waited $ms ms for a 1s lock_timeout"
+}
+
+# live_reader: a reader that lives on until fd 4 closes keeps the
+# environment open, so that no opener finds itself alone and makes the
+# locks afresh (which would undo what a test did to the lock file).
+live_reader() {
+	[ -x "${HOLD_WRITER:-}" ] || skip "HOLD_WRITER (built by make check) is not set"
+	mkfifo live.in
+	"$HOLD_WRITER" -r "$CBEXEC_STATE" <live.in >live.out 3>&- &
+	echo $! >live.pid
+	exec 4>live.in
+	wait_for grep -q held live.out
+}
+
+end_live_reader() {
+	exec 4>&-
+	wait "$(cat live.pid)"
+}
+
+@test "a writer lock of a kind LMDB never makes (priority protection, written into the lock file): refused naming the state, no abort" {
+	config 'lock_timeout = "1s";' 'log = "none";' 'defaults = { max_concurrent = 1; };' \
+	    'on_store_error = "closed";'
+	run -0 cb run x -- true
+	live_reader
+	"$HOLD_WRITER" -k 192 "$CBEXEC_STATE"
+	run -125 timeout 60 "$CBEXEC" run x -- touch ran 4>&-
+	assert_output "cbexec: state '$CBEXEC_STATE': its lock file holds a lock of a kind LMDB never makes (written by another process?); refusing it; refusing to run 'touch' (on_store_error = closed)"
+	[ ! -e ran ]
+	run -1 timeout 60 "$CBEXEC" reset x 4>&-
+	assert_output --partial "state '$CBEXEC_STATE': its lock file holds a lock of a kind LMDB never makes"
+	config 'lock_timeout = "1s";' 'log = "none";' 'defaults = { max_concurrent = 1; };'
+	run -0 timeout 60 "$CBEXEC" run x -- touch ran 4>&-
+	assert_output --partial "running 'touch' unguarded"
+	[ -e ran ]
+	end_live_reader
+}
+
+# stuck_repair: a run waiting for a run slot (--wait) meets a writer lock
+# whose owner died (SIGKILLed) while a stale reader is in the table and
+# another process holds the reader table's lock: LMDB's repair waits for
+# that lock.  Leaves the run's pid in run.pid, the holder's stdin on fd 7.
+stuck_repair() {
+	run -0 cb run x -- true
+	live_reader
+	run -0 cb acquire x
+	"$CBEXEC" -v run x --wait 1h -- touch ran 4>&- 2>run.err &
+	echo $! >run.pid
+	wait_for grep -q "busy, waiting" run.err
+	mkfifo stale.in held.in
+	"$HOLD_WRITER" -r "$CBEXEC_STATE" <stale.in >stale.out 3>&- 4>&- &
+	echo $! >stale.pid
+	exec 5>stale.in
+	wait_for grep -q held stale.out
+	kill -KILL "$(cat stale.pid)"
+	wait "$(cat stale.pid)" || true
+	exec 5>&-
+	"$HOLD_WRITER" -R "$CBEXEC_STATE" <held.in >held.out 3>&- 4>&- &
+	echo $! >held.pid
+	exec 7>held.in
+	wait_for grep -q held held.out
+	hold_writer 4>&- 7>&-
+	kill -KILL "$(cat holder.pid)"
+	wait "$(cat holder.pid)" || true
+	exec 8>&-
+}
+
+# repaired: once the reader table is free, the next writer repairs the
+# lock and records (a lock left unrepaired is not recoverable: every
+# later write fails).
+repaired() {
+	exec 7>&-
+	wait "$(cat held.pid)"
+	run -1 timeout 60 "$CBEXEC" run x -o max_concurrent=0 -- false 4>&-
+	refute_output --partial "recoverable"
+	refute_output --partial "not recorded"
+	end_live_reader
+	assert_equal "$(json_field x failures)" 1
+}
+
+@test "LMDB's repair of a dead writer's lock waiting for a reader table held elsewhere ends by lock_timeout: the job runs unguarded, the next writer repairs" {
+	config 'lock_timeout = "1s";' 'log = "none";' 'defaults = { max_concurrent = 1; };'
+	stuck_repair
+	t0=$(date +%s%N)
+	WAIT_S=8 wait_for eval '! alive "$(cat run.pid)"'
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	wait "$(cat run.pid)"
+	[ "$ms" -lt 8000 ] || fail "still waiting after $ms ms"
+	run cat run.err
+	assert_output --partial "repairing the lock of a writer that died, LMDB waited lock_timeout (1s) for the reader table, locked by another process; left for the next writer; running 'touch' unguarded"
+	[ -e ran ]
+	repaired
+}
+
+@test "the same with on_store_error = closed: exit 125, the job never runs, the next writer repairs" {
+	config 'lock_timeout = "1s";' 'log = "none";' 'defaults = { max_concurrent = 1; };' \
+	    'on_store_error = "closed";'
+	stuck_repair
+	WAIT_S=8 wait_for eval '! alive "$(cat run.pid)"'
+	run -125 wait "$(cat run.pid)"
+	run cat run.err
+	assert_output --partial "left for the next writer; refusing to run 'touch' (on_store_error = closed)"
+	[ ! -e ran ]
+	repaired
+}
+
 @test "lock_timeout is a duration from 1ms to 1h; config show names it" {
 	config 'lock_timeout = "250ms";'
 	run -0 cb config show

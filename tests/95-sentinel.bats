@@ -200,8 +200,8 @@ while True:
 	[ "$(CBEXEC_STATE=$T/a.mdb json notme .calls)" = 1 ]
 }
 
-@test "a sentinel URL naming no reachable sentinel falls back within store_timeout" {
-	# One port refuses, one accepts and never answers.
+# silent_sentinel: a port that accepts and never answers, in $T/fake.port.
+silent_sentinel() {
 	python3 -c '
 import socket, sys, time
 s = socket.socket()
@@ -214,6 +214,11 @@ while True:
     cs.append(c)' "$T/fake.port" 3>&- &
 	echo $! >"$T/fake.pid"
 	WAIT_S=10 wait_for test -s "$T/fake.port"
+}
+
+@test "a sentinel URL naming no reachable sentinel falls back within store_timeout" {
+	# One port refuses, one accepts and never answers.
+	silent_sentinel
 	config 'store_timeout = "300ms";'
 	url="redis-sentinel://127.0.0.1:$DEAD,127.0.0.1:$(cat "$T/fake.port")/mymaster/0"
 	start=$(now_ms)
@@ -223,6 +228,24 @@ while True:
 	assert_equal "$stderr" "cbexec: warning: no master 'mymaster' found in state '$url' within the store_timeout: cannot authenticate to sentinel 127.0.0.1:$(cat "$T/fake.port"): no answer within 300ms; using the local breaker"
 	# store_timeout and the local run; far from a second per sentinel.
 	[ "$took" -lt 1500 ] || fail "took ${took}ms"
+}
+
+@test "a silent first sentinel takes its share of store_timeout, not all of it: the healthy ones after it name the master" {
+	silent_sentinel
+	# Two silent ones first: each gets a share of what is left, with
+	# one share kept for the master (1/4, then 1/3 of the rest).
+	config 'store_timeout = "3s";'
+	p=$(cat "$T/fake.port")
+	url="redis-sentinel://127.0.0.1:$p,127.0.0.1:$p,127.0.0.1:$S1/mymaster/0"
+	start=$(now_ms)
+	run -0 --separate-stderr env CBEXEC_STATE="$T/a.mdb" "$CBEXEC" -s "$url" trip shares --for 1m
+	took=$(($(now_ms) - start))
+	assert_equal "$stderr" ""
+	run -0 rcli "$MP" mpw EXISTS cbexec:shares
+	assert_output 1
+	# The two silent shares: 3s/4 + (3s - 0.75s)/3, 1.5s in all.
+	[ "$took" -ge 1400 ] && [ "$took" -lt 2900 ] || fail "took ${took}ms"
+	run -0 rcli "$MP" mpw DEL cbexec:shares
 }
 
 # drill_call NAME HOST ARGS...: one timed call; its ms appended to

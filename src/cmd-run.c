@@ -50,6 +50,7 @@ struct run_step {
 	int			 sent;		/* the timeout's first signal */
 	int			 killed;	/* ... then SIGKILL */
 	int64_t			 wait_ms;	/* --wait for a run slot */
+	int			 asks_fail;	/* --on-open fail given */
 	const struct spawn_opts	*so;		/* the job */
 };
 
@@ -118,9 +119,11 @@ skipped(const struct run_step *st)
 {
 	if (st->c.ticket.busy)
 		return st->c.p->on_busy == ON_OPEN_SKIP;
-	/* A manual window's trip --on-open beats the policy's (SPEC 1). */
+	/* A manual window's trip --on-open beats the policy's, except a
+	 * command line's own --on-open fail (SPEC 1). */
 	if (st->c.ticket.manual_on_open != MANUAL_ON_OPEN_NONE)
-		return st->c.ticket.manual_on_open == MANUAL_ON_OPEN_SKIP;
+		return st->c.ticket.manual_on_open == MANUAL_ON_OPEN_SKIP &&
+		    !st->asks_fail;
 	return st->c.p->on_open == ON_OPEN_SKIP;
 }
 
@@ -461,6 +464,7 @@ run_guarded(struct cb_ctx *ctx, const char *name, char **argv,
 	st.c.name = name;
 	st.c.p = &p;
 	st.wait_ms = ro->wait_ms;
+	st.asks_fail = run_asks_fail(ro);
 	if (p.timeout_ms > 0 && p.kill_after_ms > 0)
 		st.lease_ms = p.timeout_ms + p.kill_after_ms + 5000;
 	else

@@ -504,6 +504,10 @@ void	run_options_free(struct run_opts *);
  * after printing. */
 int	run_apply(const char *cmd, const struct run_opts *,
 	    struct policy_builder *);
+/* 1 when ro's own on_open (--on-open, -o on_open=) is fail: a script
+ * that asked to know, which a trip --on-open skip window never hides
+ * (SPEC 1). */
+int	run_asks_fail(const struct run_opts *);
 /* The refusal line of run and acquire (nothing with -q). */
 void	run_refusal(struct cb_ctx *, const char *name,
 	    const struct cb_ticket *);

@@ -144,6 +144,18 @@ run_options_free(struct run_opts *ro)
 }
 
 int
+run_asks_fail(const struct run_opts *ro)
+{
+	int	i, fail = 0;
+
+	/* The last one given wins, as in run_apply. */
+	for (i = 0; i < ro->nv; i++)
+		if (ro->v[i].key == PK_ON_OPEN)
+			fail = strcmp(ro->v[i].value, "fail") == 0;
+	return fail;
+}
+
+int
 run_apply(const char *cmd, const struct run_opts *ro,
     struct policy_builder *b)
 {

@@ -80,6 +80,19 @@ load helper
 	assert_line --index 0 "cbexec: trip: --on-open must be fail or skip, not 'maybe'"
 }
 
+@test "a quiet window never hides a refusal from a call whose own command line says --on-open fail" {
+	run -0 cb trip x --for 2h --on-open skip
+	run -75 --separate-stderr cb run x --on-open fail -- touch ran
+	assert [ ! -e ran ]
+	[[ $stderr == "cbexec: x: circuit open, retry in "* ]] || fail "stderr: $stderr"
+	run -75 cb run x -o on_open=fail -- touch ran
+	# The last one given wins; no option: the window's skip.
+	run -0 cb run x --on-open fail --on-open skip -- touch ran
+	run -0 --separate-stderr cb run x -- touch ran
+	assert_equal "$stderr" ''
+	assert [ ! -e ran ]
+}
+
 @test "status shows a manual window's --on-open, in the detail view and JSON" {
 	run -0 cb trip x --for 1h --on-open skip
 	assert_equal "$(json_field x manual_on_open)" skip

@@ -142,14 +142,16 @@ _cbexec() {
 	local ci=$i nops=0 name_done=0 j
 	local -a ops=()
 	case $cmd in
-	run)
+	run | check)
 		# run NAME [OPTIONS] [--] COMMAND...: from COMMAND on, the
-		# wrapped command's own completion.
+		# wrapped command's own completion; check NAME [OPTIONS]
+		# takes run's options and no command.
 		for ((j = ci + 1; j < cword; j++)); do
 			w=${words[j]}
 			case $w in
 			--)
-				((name_done)) && _cbexec_command $((j + 1))
+				((name_done)) && [[ $cmd == run ]] &&
+				    _cbexec_command $((j + 1))
 				return
 				;;
 			-t | --timeout | -k | --kill-after | --on-open | \
@@ -164,7 +166,7 @@ _cbexec() {
 			-*) ;;
 			*)
 				if ((name_done)); then
-					_cbexec_command "$j"
+					[[ $cmd == run ]] && _cbexec_command "$j"
 					return
 				fi
 				name_done=1
@@ -210,13 +212,14 @@ _cbexec() {
 			;;
 		*)
 			if [[ $cur == -* ]]; then
-				_cbexec_reply '-t --timeout -k --kill-after
+				_cbexec_reply "-t --timeout -k --kill-after
 				    --foreground --on-open --wait --retries
 				    --retry-delay --preset --failure-codes
-				    --success-codes --ignore-codes -o --help --'
+				    --success-codes --ignore-codes -o --help
+				    $([[ $cmd == run ]] && echo --)"
 			elif ((!name_done)); then
 				_cbexec_names
-			else
+			elif [[ $cmd == run ]]; then
 				_cbexec_command "$cword"
 				return
 			fi
@@ -252,7 +255,7 @@ _cbexec() {
 			_cbexec_names
 		fi
 		;;
-	check | acquire)
+	acquire)
 		case $prev in
 		--lease | --pid | --wait) return ;;
 		esac
@@ -264,11 +267,7 @@ _cbexec() {
 			esac
 		done
 		if [[ $cur == -* ]]; then
-			if [[ $cmd == acquire ]]; then
-				_cbexec_reply '--lease --pid --wait --help'
-			else
-				_cbexec_reply '--help'
-			fi
+			_cbexec_reply '--lease --pid --wait --help'
 		elif ((nops == 0)); then
 			_cbexec_names
 		fi

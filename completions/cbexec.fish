@@ -64,10 +64,11 @@ function __cbexec_noperands
     echo $n
 end
 
-# run: where the word being completed is: "name" (NAME is next), "opts"
-# (after NAME: an option, or COMMAND) or "cmd" (in COMMAND and its args).
+# run (and check, which takes run's options): where the word being
+# completed is: "name" (NAME is next), "opts" (after NAME: an option, or
+# COMMAND) or "cmd" (in COMMAND and its args).
 function __cbexec_run_state
-    __cbexec_using run; or return 1
+    __cbexec_using run; or __cbexec_using check; or return 1
     set -l words (commandline -opc)
     set -l seen 0
     set -l named 0
@@ -109,6 +110,7 @@ end
 
 # run: the word being completed is COMMAND or one of its arguments.
 function __cbexec_run_cmd
+    __cbexec_using run; or return 1
     set -l st (__cbexec_run_state); or return 1
     switch $st
         case cmd
@@ -231,7 +233,6 @@ complete -c cbexec -n '__cbexec_using reset; or __cbexec_using trip' -l reason -
 complete -c cbexec -n '__cbexec_using trip' -l for -x -d 'stay open for DURATION'
 complete -c cbexec -n '__cbexec_using trip' -l on-open -x -a 'fail skip' -d 'how refusals in the window exit'
 complete -c cbexec -n '__cbexec_using reset; or __cbexec_using trip; or __cbexec_using forget' -a '(__cbexec_names)' -d breaker
-complete -c cbexec -n '__cbexec_using check; and test (__cbexec_noperands) = 0' -a '(__cbexec_names)' -d breaker
 complete -c cbexec -n '__cbexec_using acquire' -l lease -x -d 'lease of the permit'
 complete -c cbexec -n '__cbexec_using acquire' -l wait -x -d 'wait for a free run slot'
 complete -c cbexec -n '__cbexec_using acquire' -l pid -x -a '(__fish_complete_pids)' -d 'process holding the probe slot'

@@ -106,17 +106,22 @@ cmd_check_exec(struct cb_ctx *ctx, struct cmd_args *a)
 	struct cb_ticket	 t;
 	struct cb_buf		 buf = { 0 };
 	struct cb_err		 err;
+	struct run_opts		 ro;
 	int64_t			 used;
-	int			 found, status;
+	int			 found, status, rc;
 
 	if (name_valid(a->argv[0], &err) == -1) {
 		cmd_warnx("%s", err.msg);
 		return EXIT_USAGE;
 	}
-	/* A broken config: the policy the breaker last ran under, as run
-	 * would (SPEC section 4). */
-	if (cmd_call_policy(ctx, "check", a->argv[0], CALL_STORE_RO, NULL,
-	    &p) == -1)
+	/* run's options: the policy a cron line's run would have.  A broken
+	 * config: the policy the breaker last ran under, as run would (SPEC
+	 * sections 1 and 4). */
+	if (run_options(a, &ro) == -1)
+		return EXIT_USAGE;
+	rc = cmd_call_policy(ctx, "check", a->argv[0], CALL_STORE_RO, &ro, &p);
+	run_options_free(&ro);
+	if (rc == -1)
 		return ctx->cfg_missing ? EXIT_USAGE : EXIT_FAIL;
 	if ((found = check_read(ctx, a->argv[0], &buf, &err)) == -1) {
 		buf_free(&buf);
@@ -153,13 +158,17 @@ cmd_check_exec(struct cb_ctx *ctx, struct cmd_args *a)
 
 const struct cmd_entry cmd_check_entry = {
 	"check",
-	"NAME",
+	"NAME [RUN-OPTIONS]",
 	"exit 0 if a call would be admitted now, 75 if not",
 	"Exits 0 when a call to NAME would run now and open_exit_code (75)\n"
 	"when it would be refused.  Takes no probe slot and changes no state\n"
-	"(it records its use for gc at most once a minute).\n",
+	"(it records its use for gc at most once a minute).  Takes run's\n"
+	"options after NAME (-o KEY=VALUE, --preset, -t, the code classes,\n"
+	"--on-open) and answers for a run with them: -o max_concurrent=1 is\n"
+	"the limit it tests.  --wait, --retries and --foreground change\n"
+	"nothing of the answer.\n",
 	/* NAME first: "check -x" is a name that is not valid. */
-	{ NULL, 1, 1, CMD_NAME_FIRST, NULL },
+	{ run_grammar, 1, 1, CMD_NAME_FIRST, NULL },
 	0,
 	NULL,
 	cmd_check_exec

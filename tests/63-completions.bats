@@ -273,10 +273,18 @@ subs() {
 	"$CBEXEC" help --options "$1" | grep -v -- '^-' | sort
 }
 
-# zshopts CMD: the long options _cbexec names in CMD's branch.
+# zshopts CMD: the long options _cbexec names in CMD's branch, those of
+# the runopts array (run's, check's) included where the branch uses it.
 zshopts() {
-	sed -n "/^\t\t$1)\$/,/^\t\t\t;;\$/p" "$COMPDIR/_cbexec" |
-	    grep -o -- '--[a-z][a-z-]*' | sort -u
+	local branch
+	branch=$(sed -n "/^\t\t$1)\$/,/^\t\t\t;;\$/p" "$COMPDIR/_cbexec")
+	{
+		printf '%s\n' "$branch"
+		case $branch in
+		*'$runopts'*)
+			sed -n '/^\trunopts=(/,/^\t)/p' "$COMPDIR/_cbexec" ;;
+		esac
+	} | grep -o -- '--[a-z][a-z-]*' | sort -u
 }
 
 @test "the completions name exactly the commands, options and subcommands of the command table" {

@@ -121,6 +121,22 @@ overlap() {
 	run -0 cb run x -- true
 }
 
+@test "check takes run's options: the -o max_concurrent=1 of the cron line is the limit it tests" {
+	hold 1 c -o max_concurrent=1
+	# The config says nothing of a limit: without the option, admitted.
+	run -0 cb check c
+	run -75 --separate-stderr cb check c -o max_concurrent=1
+	[[ $stderr == "cbexec: c: busy, 1 of 1 running (pid "* ]] || fail "stderr: $stderr"
+	# The rest of run's policy options too; a bad one is a usage error.
+	run -9 cb -q check c -o max_concurrent=1 -o open_exit_code=9
+	run -75 cb -q check c --preset curl -t 30s --on-open skip -o max_concurrent=1
+	run -2 cb check c -o nosuchkey=1
+	run -2 cb check c -- true
+	touch release
+	gone "$(cat holder.1.pid)"
+	run -0 cb check c -o max_concurrent=1
+}
+
 @test "a SIGKILLed holder frees its slot at the next call, and the breaker stays closed" {
 	hold 1 x -o max_concurrent=1
 	assert_equal "$(running x)" 1

@@ -613,9 +613,13 @@ breaker_trip(struct cb_record *r, const struct cb_policy *p,
 	int64_t	until = 0;
 	uint8_t	on_open = MANUAL_ON_OPEN_NONE;
 
+	int64_t	since = 0, changed = 0;
+
 	r->last_used_ms = env->now_ms;
 	if (r->state == STATE_OPEN) {
 		until = r->open_until_ms;
+		since = r->opened_at_ms;
+		changed = r->changed_at_ms;
 		if (r->manual)
 			on_open = r->manual_on_open;
 	}
@@ -626,6 +630,12 @@ breaker_trip(struct cb_record *r, const struct cb_policy *p,
 		/* SPEC 1: never shorter than the window already open. */
 		if (until > r->open_until_ms)
 			r->open_until_ms = until;
+	}
+	/* SPEC 1: "open since" stays where the window began (a transition
+	 * all the same: the epoch moves, the history has it). */
+	if (since != 0) {
+		r->opened_at_ms = since;
+		r->changed_at_ms = changed;
 	}
 	r->manual = 1;
 	r->manual_on_open = on_open;
@@ -639,13 +649,16 @@ breaker_trip_on_open(struct cb_record *r, int on_open)
 		r->manual_on_open = (uint8_t)on_open;
 }
 
-void
+int
 breaker_reset(struct cb_record *r, const struct cb_policy *p,
     const struct cb_env *env, const char *reason, const char *user,
     struct cb_effects *fx)
 {
 	(void)p;
+	if (r->state == STATE_CLOSED)
+		return 0;
 	r->last_used_ms = env->now_ms;
 	close_breaker(r, env, reason, user, fx);
 	r->manual = 1;
+	return 1;
 }

@@ -242,7 +242,12 @@ void	breaker_trip(struct cb_record *, const struct cb_policy *,
  * nothing.
  */
 void	breaker_trip_on_open(struct cb_record *, int on_open);
-void	breaker_reset(struct cb_record *, const struct cb_policy *,
+/*
+ * Close r by hand (a transition, manual), clearing its failure counts and
+ * backoff, and return 1; a breaker already closed is left as it is, no
+ * transition, epoch or manual mark (SPEC 1), and 0 is returned.
+ */
+int	breaker_reset(struct cb_record *, const struct cb_policy *,
 	    const struct cb_env *, const char *reason, const char *user,
 	    struct cb_effects *);
 

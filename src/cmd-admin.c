@@ -245,6 +245,7 @@ struct admin_step {
 	struct cb_env			 env;
 	const char			*reason;
 	int				 found;
+	int				 changed;	/* fn changed it */
 	struct cb_effects		 fx;
 	struct cb_record		 rec;
 };
@@ -264,7 +265,10 @@ admin_cb(const uint8_t *old, size_t oldlen, struct cb_buf *out, void *arg,
 	} else if (cmd_decode(st->ctx, st->name, old, oldlen, &st->rec,
 	    err) == -1)
 		return -1;
-	st->fn(&st->rec, st->p, &st->env, st->a, st->reason, &st->fx);
+	/* Nothing to change (reset of a closed breaker): nothing written. */
+	if (!(st->changed = st->fn(&st->rec, st->p, &st->env, st->a,
+	    st->reason, &st->fx)))
+		return STORE_KEEP;
 	record_encode(&st->rec, out);
 	return STORE_PUT;
 }
@@ -319,7 +323,11 @@ admin_each(struct cb_ctx *ctx, const struct admin_args *a, const char *what,
 		} else {
 			cmd_evictions(ctx);
 			cmd_transitions(ctx, st.name, &st.fx);
-			admin_done(ctx, &t.v[i]);
+			/* Each breaker changed, named, the single NAME too
+			 * (SPEC 1); a NAME (keys.c) as it is. */
+			if (!ctx->quiet)
+				printf(st.changed ? "%s\n" :
+				    "%s: already closed\n", esc(st.name));
 		}
 	}
 	admin_targets_free(&t);

@@ -8,13 +8,13 @@
 #include "breaker.h"
 #include "cmd.h"
 
-static void
+static int
 reset_one(struct cb_record *r, const struct cb_policy *p,
     const struct cb_env *env, const struct admin_args *a, const char *reason,
     struct cb_effects *fx)
 {
 	(void)a;
-	breaker_reset(r, p, env, reason, cmd_user(), fx);
+	return breaker_reset(r, p, env, reason, cmd_user(), fx);
 }
 
 static int
@@ -32,10 +32,11 @@ const struct cmd_entry cmd_reset_entry = {
 	"NAME|GLOB... [--reason TEXT]",
 	"close breakers by hand",
 	"      --reason TEXT  why, kept with the transition\n"
-	"Closes each NAME, clearing its failure counts and backoff; a NAME\n"
-	"that is not there exits 1.  A GLOB (fnmatch pattern: *, ? or [)\n"
-	"closes every breaker it matches, naming each on stdout (not with\n"
-	"-q); one that matches nothing exits 1.\n",
+	"Closes each NAME, clearing its failure counts and backoff, and names\n"
+	"it on stdout (not with -q); a closed one is left as it is (\"NAME:\n"
+	"already closed\"); a NAME that is not there exits 1.  A GLOB\n"
+	"(fnmatch pattern: *, ? or [) closes every breaker it matches; one\n"
+	"that matches nothing exits 1.\n",
 	{ admin_grammar_reason, 1, -1, 0, NULL },
 	0,
 	NULL,

@@ -22,13 +22,14 @@ static const struct cmd_opt trip_grammar[] = {
 	{ NULL,		0, 0,   0 }
 };
 
-static void
+static int
 trip_one(struct cb_record *r, const struct cb_policy *p,
     const struct cb_env *env, const struct admin_args *a, const char *reason,
     struct cb_effects *fx)
 {
 	breaker_trip(r, p, env, a->for_ms, reason, cmd_user(), fx);
 	breaker_trip_on_open(r, a->on_open);
+	return 1;
 }
 
 static int
@@ -66,10 +67,10 @@ const struct cmd_entry cmd_trip_entry = {
 	"                       on_open fail, or 0 silently (a maintenance\n"
 	"                       window that mails nothing); the breaker's own\n"
 	"                       on_open again once it leaves the window\n"
-	"Opens each NAME (creating it if unknown); the usual half-open cycle\n"
-	"follows.  Calls running under the old state are counted as stale.\n"
-	"A GLOB (fnmatch pattern: *, ? or [) opens every existing breaker it\n"
-	"matches, naming each on stdout (not with -q); one that matches\n"
+	"Opens each NAME (creating it if unknown) and names it on stdout (not\n"
+	"with -q); the usual half-open cycle follows.  Calls running under\n"
+	"the old state are counted as stale.  A GLOB (fnmatch pattern: *, ?\n"
+	"or [) opens every existing breaker it matches; one that matches\n"
 	"nothing exits 1.\n",
 	{ trip_grammar, 1, -1, 0, NULL },
 	0,

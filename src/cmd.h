@@ -469,7 +469,7 @@ void	admin_done(struct cb_ctx *, const struct admin_target *);
  * exact NAME with no record is created when create is set, else reported;
  * a matched breaker gone meanwhile is skipped.  Returns the exit status.
  */
-typedef void (*admin_fn)(struct cb_record *, const struct cb_policy *,
+typedef int (*admin_fn)(struct cb_record *, const struct cb_policy *,
     const struct cb_env *, const struct admin_args *, const char *reason,
     struct cb_effects *);
 int	admin_each(struct cb_ctx *, const struct admin_args *,

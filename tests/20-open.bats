@@ -312,10 +312,11 @@ PROBE='touch started.$$; echo $$ >child.$$.pid; echo $PPID >holder.$$.pid; while
 	assert_equal "$(json_field x epoch)" "$epoch"
 }
 
-@test "a run admitted before a reset is stale: its failure cannot trip the breaker" {
+@test "a run admitted before a trip and reset is stale: its failure cannot trip the breaker" {
 	fail_n x 4
 	bg 1 "$CBEXEC" run x -- sh -c 'touch started; while [ ! -e release ]; do sleep 0.02; done; exit 1'
 	wait_for test -e started
+	run -0 cb trip x
 	run -0 cb reset x
 	fail_n x 4
 	touch release

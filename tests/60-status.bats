@@ -288,13 +288,15 @@ load helper
 @test "--json has the transition history with RFC 3339 times, newest last" {
 	fail_n x 5
 	AT=+61s ok_n x 1
+	run -0 cb trip x
 	run -0 cb reset x --reason 'all "clear"'
 	status_json
 	run -0 jq -r '.[0].history[] | [.from, .to, .reason, (.user // "-")] | join("|")' status.json
 	assert_output "$(printf '%s\n' 'closed|open|5 consecutive failures|-' \
 	    'open|half-open|cool-down elapsed|-' \
 	    'half-open|closed|1 probe succeeded|-' \
-	    "closed|closed|manual reset by $(id -un): all \"clear\"|$(id -un)")"
+	    "closed|open|manual trip by $(id -un)|$(id -un)" \
+	    "open|closed|manual reset by $(id -un): all \"clear\"|$(id -un)")"
 	run -0 jq -r '.[0].history[].at' status.json
 	local t
 	for t in "${lines[@]}"; do
@@ -360,14 +362,14 @@ golden_filter() {
 }
 
 @test "status --json of breakers with every field set is the golden file" {
-	golden_state 2>/dev/null
+	golden_state >/dev/null 2>&1
 	run -0 cb status --json
 	golden_filter <<<"$output" >got.json
 	run -0 diff -u "$BATS_TEST_DIRNAME/fixtures/status-golden.json" got.json
 }
 
 @test "status --prometheus of the same breakers is the golden file" {
-	golden_state 2>/dev/null
+	golden_state >/dev/null 2>&1
 	run -0 cb status --prometheus
 	printf '%s\n' "$output" |
 	    sed -E 's/^(cbexec_last_duration_seconds\{[^}]*\}) [0-9.]+$/\1 D/' \

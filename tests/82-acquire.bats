@@ -144,6 +144,7 @@ STATE='[.state, .epoch, .consecutive_failures, .calls, .successes,
 
 @test "a token from an older epoch is stale: exit 0, counted, nothing else" {
 	acq x
+	cb trip x
 	cb reset x
 	run -0 cb release "$tok" failure
 	assert_equal "$(json_field x stale)" 1

@@ -754,7 +754,9 @@ test_breaker_stale_outcome(void)
 	record_init(&r, T0);
 	t = admit_at(&r, &p, T0, 1);
 	env = env_at(T0);
-	breaker_reset(&r, &p, &env, "manual reset by alice", "alice", NULL);
+	breaker_trip(&r, &p, &env, 0, "manual trip by alice", "alice", NULL);
+	CHECK_EQ(breaker_reset(&r, &p, &env, "manual reset by alice", "alice",
+	    NULL), 1);
 	CHECK_EQ(finish_at(&r, &p, T0, &t, OUTCOME_FAILURE), OUTCOME_STALE);
 	CHECK_EQ(r.state, STATE_CLOSED);
 	CHECK_EQ(r.consecutive_failures, 0);
@@ -913,13 +915,15 @@ test_breaker_manual_trip(void)
 	CHECK_EQ(r.open_until_ms, T0 + 60000);
 	CHECK_EQ(r.cooldown_ms, 0);
 
-	/* Tripping an open breaker re-opens it: the epoch moves. */
+	/* Tripping an open breaker re-opens it: the epoch moves, "open
+	 * since" stays where the window began (SPEC 1). */
 	env = env_at(T0 + 10 * SEC);
 	memset(&fx, 0, sizeof fx);
 	breaker_trip(&r, &p, &env, 5 * MIN, "manual trip by bob", "alice", &fx);
 	CHECK_EQ(r.state, STATE_OPEN);
 	CHECK_EQ(r.epoch, 2);
-	CHECK_EQ(r.opened_at_ms, T0 + 10 * SEC);
+	CHECK_EQ(r.opened_at_ms, T0);
+	CHECK_EQ(r.changed_at_ms, T0);
 	CHECK_EQ(r.open_until_ms, T0 + 10 * SEC + 5 * MIN);
 	CHECK_EQ(r.transitions[STATE_OPEN], 2);
 	CHECK_EQ(fx.ntrans, 1);
@@ -1051,14 +1055,15 @@ test_breaker_manual_reset(void)
 	CHECK_EQ(fx.trans[0].epoch, 4);
 	CHECK_EQ(admit_at(&r, &p, T0 + 70001, 1).admitted, 1);
 
-	/* Even a closed breaker: still a transition. */
+	/* A closed breaker's reset changes nothing (SPEC 1). */
 	memset(&fx, 0, sizeof fx);
-	breaker_reset(&r, &p, &env, "manual reset by bob", "alice", &fx);
-	CHECK_EQ(r.epoch, 5);
-	CHECK_EQ(fx.ntrans, 1);
-	CHECK_EQ(fx.trans[0].from, STATE_CLOSED);
-	CHECK_EQ(fx.trans[0].to, STATE_CLOSED);
-	CHECK_EQ(r.transitions[STATE_CLOSED], 2);
+	r.manual = 0;
+	CHECK_EQ(breaker_reset(&r, &p, &env, "manual reset by bob", "alice",
+	    &fx), 0);
+	CHECK_EQ(r.epoch, 4);
+	CHECK_EQ(fx.ntrans, 0);
+	CHECK_EQ(r.manual, 0);
+	CHECK_EQ(r.transitions[STATE_CLOSED], 1);
 
 	/* After a reset the next trip starts from open_timeout. */
 	open_by_failures(&r, &p, T0 + 80000);
@@ -1325,6 +1330,7 @@ test_breaker_counters(void)
 	/* A stale one. */
 	old = admit_at(&r, &p, T0, 1);
 	env = env_at(T0 + 40000);
+	breaker_trip(&r, &p, &env, 0, "manual trip by alice", "alice", NULL);
 	breaker_reset(&r, &p, &env, "manual reset by alice", "alice", NULL);
 	CHECK_EQ(finish_at(&r, &p, T0 + 40000, &old, OUTCOME_SUCCESS),
 	    OUTCOME_STALE);
@@ -1346,7 +1352,7 @@ test_breaker_counters(void)
 	CHECK_EQ(r.calls, r.successes + r.failures + r.ignored +
 	    r.interrupted + r.stale);
 	CHECK_EQ(r.transitions[STATE_CLOSED], 1);
-	CHECK_EQ(r.transitions[STATE_OPEN], 1);
+	CHECK_EQ(r.transitions[STATE_OPEN], 2);
 	CHECK_EQ(r.transitions[STATE_HALF_OPEN], 0);
 }
 

@@ -168,7 +168,8 @@ $(B)/%.o: src/%.c | $(B)
 $(B):
 	mkdir -p $@
 
-$(OBJS) $(UNITOBJS) $(B)/cbexec $(B)/unit $(B)/hold-writer: $(B)/.flags
+$(OBJS) $(UNITOBJS) $(B)/cbexec $(B)/unit $(B)/hold-writer $(B)/mkrecord: \
+    $(B)/.flags
 
 # Rebuild the Redis store when WITH_REDIS changes.
 $(B)/store-redis.o: $(B)/.with-redis-$(WITH_REDIS)
@@ -233,14 +234,19 @@ SANENV	= ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1:exitcode=86$(call 
 $(B)/hold-writer: tests/hold-writer.c | $(B)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LDLIBS)
 
+# A test tool: plants a record, fields set to anything (tests/mkrecord.c).
+$(B)/mkrecord: tests/mkrecord.c $(PUREOBJS) | $(B)
+	$(CC) $(ALL_CFLAGS) -Isrc $(ALL_LDFLAGS) -o $@ $< $(PUREOBJS) -lm
+
 # One pass: the unit binary and the bats suite with this build ($(B)).
-check-one: $(B)/cbexec $(B)/unit $(B)/hold-writer
+check-one: $(B)/cbexec $(B)/unit $(B)/hold-writer $(B)/mkrecord
 	@mkdir -p build && rm -rf $(SANLOG) && mkdir -p $(SANLOG)
 	@echo "== unit tests ($(B))"
 	@$(SANENV) $(SUMMARY) unit "unit ($(B))" $(COUNTS) $(B)/unit
 	@echo "== bats ($(B))"
 	@$(SANENV) CBEXEC=$(abspath $(B)/cbexec) \
 	    HOLD_WRITER=$(abspath $(B)/hold-writer) \
+	    MKRECORD=$(abspath $(B)/mkrecord) \
 	    $(SUMMARY) bats "bats ($(B))" $(COUNTS) bats --tap tests
 	@$(SUMMARY) reports "sanitizer reports ($(B))" $(COUNTS) $(SANLOG)
 

@@ -107,7 +107,7 @@ $(file >$(B)/.flags,$(FLAGS_NOW))
 endif
 
 # The pure core: links without -llmdb or -lconfig (the unit tests prove it).
-PURE	= util units preset policy policy-type policy-finish record record-decode \
+PURE	= util units preset policy policy-type policy-finish record record-wire record-ext record-decode \
 	  record-decode4 breaker \
 	  breaker-trip breaker-view slot \
 	  classify name hint token
@@ -147,6 +147,7 @@ $(B)/cbexec: $(OBJS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
 
 UNITOBJS = $(B)/unit.o $(B)/unit-record.o $(B)/unit-record4.o \
+	$(B)/unit-record5.o \
 	$(B)/unit-breaker.o \
 	$(B)/unit-classify.o $(B)/unit-policy.o $(B)/unit-token.o
 UNITOBJS += $(B)/unit-redis-url.o

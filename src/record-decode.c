@@ -10,7 +10,8 @@
  * truncated or hostile record is an error, never an overread, and every
  * time within +-2^53 ms (+-285,000 years) and every duration within
  * 0..2^53, so that the state machine's sums and differences of two of them
- * cannot overflow.  Version 4 is record-decode4.c's.  Version 3 was, all
+ * cannot overflow.  Version 4 is record-decode4.c's, and version 5 is
+ * version 4 and the tagged fields of record-ext.c.  Version 3 was, all
  * integers little-endian, doubles as their IEEE 754 bits in a u64:
  *
  *	"CBRK" u16 version u8 state u8 manual		(version 1-2: u8 0)
@@ -49,6 +50,7 @@
 #include <string.h>
 
 #include "record.h"
+#include "record-ext.h"
 #include "record-int.h"
 
 #define TIME_BOUND	RECORD_TIME_BOUND
@@ -598,6 +600,9 @@ record_decode(const uint8_t *data, size_t len, struct cb_record *r,
 	if (rd.version >= 4) {
 		if (record_decode4(&rd, r, &state, err) == -1)
 			return RECORD_EVALUE;
+		if (rd.version >= 5 && !rd.short_read &&
+		    (e = record_ext_decode(&rd, r, err)) != RECORD_OK)
+			return e;
 	} else if (decode_v1to3(&rd, r, &state, err) == -1)
 		return RECORD_EVALUE;
 

@@ -50,6 +50,7 @@ main(void)
 	test_policy();
 	test_record();
 	test_record4();
+	test_record5();
 	test_breaker();
 	test_classify();
 	test_token();

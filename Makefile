@@ -110,10 +110,10 @@ endif
 PURE	= util units preset policy policy-type policy-finish record record-wire record-ext record-decode \
 	  record-decode4 breaker \
 	  breaker-trip breaker-view slot \
-	  classify name hint token
+	  classify name hint token sha256 jobmark
 IO	= clock config config-layer config-setting conftext statefile store-lmdb \
 	  store-lmdb-open store-lmdb-evict store-lmdb-wait store-redis spawn spawn-run \
-	  spawn-child spawn-job \
+	  spawn-child spawn-job jobproof \
 	  warn cmd ctx call hook cmd-admin cmd-run run-opts probe cmd-check status \
 	  status-text \
 	  status-json status-prom out cmd-reset cmd-trip cmd-forget cmd-gc \
@@ -147,7 +147,7 @@ $(B)/cbexec: $(OBJS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
 
 UNITOBJS = $(B)/unit.o $(B)/unit-record.o $(B)/unit-record4.o \
-	$(B)/unit-record5.o \
+	$(B)/unit-record5.o $(B)/unit-jobmark.o \
 	$(B)/unit-breaker.o \
 	$(B)/unit-classify.o $(B)/unit-policy.o $(B)/unit-token.o
 UNITOBJS += $(B)/unit-redis-url.o

@@ -17,7 +17,8 @@
  *			run slot or probe slot I (the count grows to I + 1),
  *			F one of token pid pgid start_time lease_until
  *			lease_ms since pidns (numbers), boot (32 hex digits,
- *			or "self": this boot's id), host
+ *			or "self": this boot's id), host, job (the hash of the
+ *			job's marker, in hex; 0: none)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -136,6 +137,8 @@ set_slot(struct cb_slot *slots, uint16_t *n, size_t max, const char *spec)
 			unhex(v, s->boot_id, 16);
 	} else if (IS("host"))
 		snprintf(s->host, sizeof s->host, "%s", v);
+	else if (IS("job"))
+		s->job = (uint64_t)strtoull(v, NULL, 16);
 	else
 		die("unknown slot field", f);
 #undef IS

@@ -51,6 +51,7 @@ main(void)
 	test_record();
 	test_record4();
 	test_record5();
+	test_jobmark_all();
 	test_breaker();
 	test_classify();
 	test_token();

@@ -285,7 +285,7 @@ teardown() {
 	alive "$v"
 }
 
-@test "the job carries CBEXEC_JOB=NAME:TOKEN whose hash its slot keeps; a probe command, a hook and a job without a slot carry none" {
+@test "the job carries CBEXEC_JOB=NAME:TOKEN; a probe command, a hook and a job without a slot carry none" {
 	config 'defaults = { max_concurrent = 1; };'
 	run -0 cb run x -- sh -c 'printf "%s\n" "$CBEXEC_JOB" >"$0/marker"' "$T"
 	[[ $(cat marker) =~ ^x:[0-9a-f]{32}$ ]] || fail "marker: $(cat marker)"

@@ -107,13 +107,13 @@ $(file >$(B)/.flags,$(FLAGS_NOW))
 endif
 
 # The pure core: links without -llmdb or -lconfig (the unit tests prove it).
-PURE	= util units preset policy policy-type policy-finish record record-decode \
+PURE	= util units preset policy policy-type policy-finish record record-wire record-ext record-decode \
 	  record-decode4 breaker \
 	  breaker-trip breaker-view slot \
-	  classify name hint token
+	  classify name hint token sha256 jobmark
 IO	= clock config config-layer config-setting conftext statefile store-lmdb \
 	  store-lmdb-open store-lmdb-evict store-lmdb-wait store-redis spawn spawn-run \
-	  spawn-child spawn-job \
+	  spawn-child spawn-job jobproof \
 	  warn cmd ctx call hook cmd-admin cmd-run run-opts probe cmd-check status \
 	  status-text \
 	  status-json status-prom out cmd-reset cmd-trip cmd-forget cmd-gc \
@@ -149,6 +149,7 @@ $(B)/cbexec: $(OBJS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
 
 UNITOBJS = $(B)/unit.o $(B)/unit-record.o $(B)/unit-record4.o \
+	$(B)/unit-record5.o $(B)/unit-jobmark.o \
 	$(B)/unit-breaker.o \
 	$(B)/unit-classify.o $(B)/unit-policy.o $(B)/unit-token.o
 UNITOBJS += $(B)/unit-redis-url.o
@@ -170,7 +171,8 @@ $(B)/%.o: src/%.c | $(B)
 $(B):
 	mkdir -p $@
 
-$(OBJS) $(UNITOBJS) $(B)/cbexec $(B)/unit $(B)/hold-writer: $(B)/.flags
+$(OBJS) $(UNITOBJS) $(B)/cbexec $(B)/unit $(B)/hold-writer $(B)/mkrecord: \
+    $(B)/.flags
 
 # Rebuild the Redis store when WITH_REDIS changes.
 $(B)/store-redis.o: $(B)/.with-redis-$(WITH_REDIS)
@@ -235,14 +237,19 @@ SANENV	= ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1:exitcode=86$(call 
 $(B)/hold-writer: tests/hold-writer.c | $(B)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LDLIBS)
 
+# A test tool: plants a record, fields set to anything (tests/mkrecord.c).
+$(B)/mkrecord: tests/mkrecord.c $(PUREOBJS) | $(B)
+	$(CC) $(ALL_CFLAGS) -Isrc $(ALL_LDFLAGS) -o $@ $< $(PUREOBJS) -lm
+
 # One pass: the unit binary and the bats suite with this build ($(B)).
-check-one: $(B)/cbexec $(B)/unit $(B)/hold-writer
+check-one: $(B)/cbexec $(B)/unit $(B)/hold-writer $(B)/mkrecord
 	@mkdir -p build && rm -rf $(SANLOG) && mkdir -p $(SANLOG)
 	@echo "== unit tests ($(B))"
 	@$(SANENV) $(SUMMARY) unit "unit ($(B))" $(COUNTS) $(B)/unit
 	@echo "== bats ($(B))"
 	@$(SANENV) CBEXEC=$(abspath $(B)/cbexec) \
 	    HOLD_WRITER=$(abspath $(B)/hold-writer) \
+	    MKRECORD=$(abspath $(B)/mkrecord) \
 	    $(SUMMARY) bats "bats ($(B))" $(COUNTS) bats --tap tests
 	@$(SUMMARY) reports "sanitizer reports ($(B))" $(COUNTS) $(SANLOG)
 

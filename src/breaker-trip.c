@@ -40,10 +40,23 @@ window_trim(struct cb_record *r, unsigned keep)
 	r->wlen = (uint16_t)keep;
 }
 
+/*
+ * How many entries of a window of n (at most max) to keep before one more
+ * is added: never past the record's array, whatever a policy says (the
+ * decoder refuses a snapshot out of range; this holds without it).
+ */
+static unsigned
+keep_before_push(uint32_t n, unsigned max)
+{
+	if (n == 0)
+		return 0;
+	return (n < max ? n : max) - 1;
+}
+
 static void
 window_push(struct cb_record *r, const struct cb_policy *p, int failed)
 {
-	window_trim(r, p->trip_window - 1);
+	window_trim(r, keep_before_push(p->trip_window, RECORD_MAX_WINDOW));
 	window_set(r, r->wlen, failed);
 	r->wlen++;
 }
@@ -95,7 +108,8 @@ breaker_count(struct cb_record *r, const struct cb_policy *p, int64_t now,
 	/* Times after now are from before the clock stepped back. */
 	while (r->nfailtimes > 0 && r->failtimes[r->nfailtimes - 1] > now)
 		r->nfailtimes--;
-	failtimes_trim(r, p->trip_failures - 1);
+	failtimes_trim(r, keep_before_push(p->trip_failures,
+	    RECORD_MAX_FAILTIMES));
 	r->failtimes[r->nfailtimes++] = now;
 }
 

@@ -9,15 +9,18 @@
  * processes holding probe and run slots (or their jobs' process groups),
  * and the job's group a run forks ahead once admitted with a slot.
  * cmd_reap kills, after the commit, the groups of slots whose lease had
- * passed.
+ * passed, when the kernel proves each is the job (jobproof.h).
  */
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "breaker.h"
 #include "clock.h"
 #include "cmd.h"
+#include "esc.h"
+#include "jobproof.h"
 #include "record.h"
 
 int
@@ -113,6 +116,36 @@ call_holder_alive(const struct cb_slot *s, void *arg)
 	return HOLDER_DEAD;
 }
 
+/*
+ * A group that outlived its lease is killed only on the kernel's word
+ * (SPEC 2b): a member of it, running as our real uid, started with the
+ * marker whose hash the slot keeps (jobproof.h).  Nothing in the slot is
+ * proof by itself, and a slot with no marker (an acquire's, one taken
+ * before record format 5) is never proven.  Each reclaimed slot is met
+ * once, by the call that reclaims it.
+ */
+static void
+reap_one(struct cb_ctx *ctx, const char *name, const struct cb_slot *s)
+{
+	if (jobproof_group(s->pgid, getuid(), name, s->job) == 0) {
+		if (!ctx->quiet)
+			cmd_warnx("%s: pid %ld's group %ld outlived its lease "
+			    "but is not provably the job's; not killed",
+			    esc(name), (long)s->pid, (long)s->pgid);
+		return;
+	}
+	if (killpg(s->pgid, SIGKILL) == -1) {
+		if (!ctx->quiet)
+			cmd_warn("%s: cannot kill process group %ld, which "
+			    "outlived its lease", esc(name), (long)s->pgid);
+		return;
+	}
+	if (!ctx->quiet)
+		cmd_warnx("%s: killed process group %ld of pid %ld, which "
+		    "outlived its lease", esc(name), (long)s->pgid,
+		    (long)s->pid);
+}
+
 void
 cmd_reap(struct cb_ctx *ctx, const char *name, const struct cb_effects *fx)
 {
@@ -121,24 +154,15 @@ cmd_reap(struct cb_ctx *ctx, const char *name, const struct cb_effects *fx)
 
 	for (i = 0; i < fx->nreaped; i++) {
 		s = &fx->reaped[i];
-		/* Its guardian lives (its lease was too short): not ours. */
+		/* Its guardian lives (its lease was too short): not ours;
+		 * nor a group of another boot or namespace, or gone. */
 		if (memcmp(s->boot_id, cmd_boot_id(ctx),
 		    sizeof s->boot_id) != 0 || !call_same_ns(ctx, s) ||
 		    (s->start_time != 0 &&
 		    clock_proc_start(s->pid) == s->start_time) ||
 		    call_group_alive(s) != HOLDER_ALIVE)
 			continue;
-		if (killpg(s->pgid, SIGKILL) == -1) {
-			if (!ctx->quiet)
-				cmd_warn("%s: cannot kill process group %ld, "
-				    "which outlived its lease", name,
-				    (long)s->pgid);
-			continue;
-		}
-		if (!ctx->quiet)
-			cmd_warnx("%s: killed process group %ld of pid %ld, "
-			    "which outlived its lease", name, (long)s->pgid,
-			    (long)s->pid);
+		reap_one(ctx, name, s);
 	}
 }
 

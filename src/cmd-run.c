@@ -29,6 +29,7 @@
 #include "cmd.h"
 #include "esc.h"
 #include "hint.h"
+#include "jobmark.h"
 #include "name.h"
 #include "probe.h"
 #include "record.h"
@@ -52,6 +53,9 @@ struct run_step {
 	int64_t			 wait_ms;	/* --wait for a run slot */
 	int			 asks_fail;	/* --on-open fail given */
 	const struct spawn_opts	*so;		/* the job */
+	/* The job's marker (jobmark.h), so->job_marker, made with the slot
+	 * it is for: "" until then. */
+	char			 marker[JOBMARK_SIZE(NAME_MAX_LEN)];
 };
 
 /* Who we are, read only when a probe or run slot is at stake. */
@@ -59,6 +63,7 @@ static void
 fill_self(struct cmd_call *c)
 {
 	struct run_step	*st = (struct run_step *)c;
+	uint64_t	 rnd[2];
 
 	if (st->have_self)
 		return;
@@ -68,11 +73,29 @@ fill_self(struct cmd_call *c)
 	    sizeof st->c.self.boot_id);
 	clock_host_name(st->c.self.host, sizeof st->c.self.host);
 	st->c.self.token = clock_random();
+	/* The job's marker, and the hash of it the slot keeps (SPEC 2b). */
+	clock_random2(rnd);
+	if (jobmark_make(st->c.name, rnd, st->marker, sizeof st->marker) == 0)
+		st->c.self.job = jobmark_hash(st->marker +
+		    sizeof JOBMARK_VAR, strlen(st->marker +
+		    sizeof JOBMARK_VAR));
+	else
+		st->marker[0] = '\0';
 	st->c.self.lease_until_ms = st->c.env.now_ms + st->lease_ms;
 	/* SPEC 2: a probe command may run under the slot first. */
 	if (st->c.rec.state != STATE_CLOSED && st->c.p->probe != NULL)
 		st->c.self.lease_until_ms += st->c.p->probe_timeout_ms;
 	st->have_self = 1;
+}
+
+/* Before each attempt: no self, no marker, nothing sent or left open. */
+static void
+step_reset(struct run_step *st)
+{
+	st->have_self = 0;
+	st->marker[0] = '\0';
+	st->left_open = 0;
+	st->sent = st->killed = 0;
 }
 
 /*
@@ -244,9 +267,7 @@ attempt(struct run_step *st, const struct spawn_opts *so, int *guarded,
 
 	busy_wait_start(&w, st->wait_ms);
 again:
-	st->have_self = 0;
-	st->left_open = 0;
-	st->sent = st->killed = 0;
+	step_reset(st);
 	memset(&st->c.ticket, 0, sizeof st->c.ticket);
 	cmd_env(ctx, &st->c.env);
 	st->c.waiting = busy_wait_left(&w);
@@ -461,6 +482,7 @@ run_guarded(struct cb_ctx *ctx, const char *name, char **argv,
 	st.c.fill_self = fill_self;
 	st.c.job_group = job_group;
 	st.so = &so;
+	so.job_marker = st.marker;
 	st.c.name = name;
 	st.c.p = &p;
 	st.wait_ms = ro->wait_ms;

@@ -353,9 +353,11 @@ enum cb_liveness	call_holder_alive(const struct cb_slot *, void *);
 /*
  * After a committed update: SIGKILL the process group of every slot the
  * step reclaimed because its lease had passed (fx->reaped) while its
- * holder is gone, when the group can be proven to be the job's (same boot
- * and namespace, members all started no earlier than the holder), and say
- * so unless -q.  SPEC 2b: no job outlives its timeout and its guardian by
+ * holder is gone, when the group is alive here (same boot and namespace,
+ * members all started no earlier than the holder) and proven the job's
+ * by the kernel (a member of our real uid started with the slot's marker:
+ * jobproof.h), and say so unless -q; a live group that is not proven is
+ * left alone, and that is said once (unless -q).  SPEC 2b: no job outlives its timeout and its guardian by
  * more than one call.  cmd_transitions calls it.
  */
 void	cmd_reap(struct cb_ctx *, const char *name, const struct cb_effects *);

@@ -418,10 +418,16 @@ static void
 format_preset(const struct key_def *d, const void *field, char *buf,
     size_t len)
 {
-	int	i = *(const int *)field;
+	const char	*name;
+	int		 i = *(const int *)field;
 
 	(void)d;
-	snprintf(buf, len, "\"%s\"", i < 0 ? "none" : preset_name(i));
+	if (i == -1)
+		snprintf(buf, len, "\"none\"");
+	else if ((name = preset_name(i)) != NULL)
+		snprintf(buf, len, "\"%s\"", name);
+	else	/* not from a spelling: never a name it does not have */
+		snprintf(buf, len, "\"unknown preset %d\"", i);
 }
 
 /* [ "a", "b" ] with \ and " escaped, as the config file spells it. */

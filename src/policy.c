@@ -293,6 +293,48 @@ policy_set(struct policy_builder *b, enum policy_key k,
 	return 0;
 }
 
+int
+policy_int_in_range(enum policy_key k, long long n)
+{
+	const struct key_def	*d;
+	long long		 i;
+
+	if ((int)k < 0 || k >= PK_COUNT)
+		return 0;
+	d = &keys[k];
+	switch (d->type) {
+	case KT_ENUM:
+		for (i = 0; d->names[i] != NULL; i++)
+			if (i == n)
+				return 1;
+		return 0;
+	case KT_PRESET:
+		return n == -1 || (n >= 0 && n <= INT32_MAX &&
+		    preset_name((int)n) != NULL);
+	case KT_U32:
+	case KT_INT:
+		return n >= d->lo && n <= d->hi;
+	case KT_DURATION:
+		if (n == 0 && d->none)
+			return 1;
+		return n >= d->lo && n <= (d->hi > 0 ? d->hi : UNITS_MAX_MS);
+	default:
+		return 0;
+	}
+}
+
+int
+policy_float_in_range(enum policy_key k, double f)
+{
+	const struct key_def	*d;
+
+	if ((int)k < 0 || k >= PK_COUNT || keys[k].type != KT_FLOAT)
+		return 0;
+	d = &keys[k];
+	/* Written so that NaN fails too, as set_float. */
+	return (d->flo_open ? f > d->flo : f >= d->flo) && f <= d->fhi;
+}
+
 void
 policy_format(const struct policy_builder *b, enum policy_key k, char *buf,
     size_t len)

@@ -237,6 +237,19 @@ int	policy_check(enum policy_key, const struct policy_value *,
 int	policy_finish(struct policy_builder *, struct cb_policy *,
 	    struct cb_err *);
 
+/*
+ * Whether n, read from elsewhere than a spelling (a record's snapshot of
+ * the policy: SPEC 5), is a value policy_set could have given key k: an
+ * index of its names (an enum), -1 or a preset's index (preset), lo..hi
+ * (an integer), lo..hi milliseconds, or 0 where "none" is allowed (a
+ * duration).  The bounds are the key table's, so that a value is checked
+ * the same wherever it comes from.  1 or 0; 0 for a key of another type.
+ */
+int	policy_int_in_range(enum policy_key, long long n);
+
+/* The same for a number (a KT_FLOAT key); NaN is out of range. */
+int	policy_float_in_range(enum policy_key, double f);
+
 /* Print key's effective value as the config file would spell it. */
 void	policy_format(const struct policy_builder *, enum policy_key,
 	    char *, size_t);

@@ -10,7 +10,8 @@
  * truncated or hostile record is an error, never an overread, and every
  * time within +-2^53 ms (+-285,000 years) and every duration within
  * 0..2^53, so that the state machine's sums and differences of two of them
- * cannot overflow.  Version 4 is record-decode4.c's.  Version 3 was, all
+ * cannot overflow.  Version 4 is record-decode4.c's, and version 5 is
+ * version 4 and the tagged fields of record-ext.c.  Version 3 was, all
  * integers little-endian, doubles as their IEEE 754 bits in a u64:
  *
  *	"CBRK" u16 version u8 state u8 manual		(version 1-2: u8 0)
@@ -49,6 +50,7 @@
 #include <string.h>
 
 #include "record.h"
+#include "record-ext.h"
 #include "record-int.h"
 
 #define TIME_BOUND	RECORD_TIME_BOUND
@@ -125,12 +127,6 @@ record_bad_time(const struct cb_record *r)
 	return NULL;
 }
 
-static int
-ratio_ok(double d, double max)
-{
-	return d >= 0 && d <= max;	/* false for NaN */
-}
-
 /* The three code classes share no code. */
 static int
 classes_apart(const struct cb_snapshot *s)
@@ -145,53 +141,75 @@ classes_apart(const struct cb_snapshot *s)
 	return 1;
 }
 
-/* The fields since version 4 (at their defaults in older records). */
-static const char *
+#define INT_OK(k, v)	policy_int_in_range((k), (long long)(v))
+#define FLOAT_OK(k, v)	policy_float_in_range((k), (v))
+
+/* The fields since version 4 (at their built-in values in older records). */
+static enum policy_key
 record_bad_policy4(const struct cb_snapshot *s)
 {
-	if (!ratio_ok(s->jitter, 1))
-		return "jitter";
-	if (!duration_ok(s->probe_lease_ms))
-		return "probe_lease";
-	if (!duration_ok(s->probe_timeout_ms))
-		return "probe_timeout";
-	if (!duration_ok(s->kill_after_ms))
-		return "kill_after";
-	if (!duration_ok(s->slow_call_ms))
-		return "slow_call";
-	if (!classes_apart(s))
-		return "code classes";
-	if (s->timeout_is > VERDICT_IGNORE)
-		return "timeout_is";
-	if (s->signal_is > VERDICT_IGNORE)
-		return "signal_is";
-	if (s->on_open > ON_OPEN_SKIP)
-		return "on_open";
-	if (s->on_busy > ON_OPEN_SKIP)
-		return "on_busy";
-	return NULL;
+	if (!FLOAT_OK(PK_JITTER, s->jitter))
+		return PK_JITTER;
+	if (!INT_OK(PK_PROBE_LEASE, s->probe_lease_ms))
+		return PK_PROBE_LEASE;
+	if (!INT_OK(PK_PROBE_TIMEOUT, s->probe_timeout_ms))
+		return PK_PROBE_TIMEOUT;
+	if (!INT_OK(PK_KILL_AFTER, s->kill_after_ms))
+		return PK_KILL_AFTER;
+	if (!INT_OK(PK_SLOW_CALL, s->slow_call_ms))
+		return PK_SLOW_CALL;
+	if (!INT_OK(PK_TIMEOUT_IS, s->timeout_is))
+		return PK_TIMEOUT_IS;
+	if (!INT_OK(PK_SIGNAL_IS, s->signal_is))
+		return PK_SIGNAL_IS;
+	if (!INT_OK(PK_ON_OPEN, s->on_open))
+		return PK_ON_OPEN;
+	if (!INT_OK(PK_ON_BUSY, s->on_busy))
+		return PK_ON_BUSY;
+	if (!INT_OK(PK_OPEN_EXIT_CODE, s->open_exit_code))
+		return PK_OPEN_EXIT_CODE;
+	return PK_COUNT;
 }
 
-/* The policy snapshot in range; else the name of the first that is not. */
-static const char *
+/*
+ * The policy snapshot, every value in its key's range as the config file
+ * checks it (policy.c's key table: SPEC 5), and the two cross-key rules
+ * every finished policy keeps (policy-finish.c); else the key of the
+ * first that is not.  PK_COUNT: all in range.
+ */
+static enum policy_key
 record_bad_policy(const struct cb_snapshot *s)
 {
-	if (s->trip_policy > TRIP_TIME)
-		return "trip.policy";
-	if (s->preset < -1)
-		return "preset";
-	if (!duration_ok(s->trip_period_ms))
-		return "trip.period";
-	if (!ratio_ok(s->trip_failure_rate, 1))
-		return "trip.failure_rate";
-	if (!duration_ok(s->open_timeout_ms))
-		return "open_timeout";
-	if (!duration_ok(s->max_open_timeout_ms))
-		return "max_open_timeout";
-	if (!ratio_ok(s->backoff, 1e6))
-		return "backoff";
-	if (!duration_ok(s->timeout_ms))
-		return "timeout";
+	if (!INT_OK(PK_TRIP_POLICY, s->trip_policy))
+		return PK_TRIP_POLICY;
+	if (!INT_OK(PK_PRESET, s->preset))
+		return PK_PRESET;
+	if (!INT_OK(PK_TRIP_FAILURES, s->trip_failures))
+		return PK_TRIP_FAILURES;
+	if (!INT_OK(PK_TRIP_PERIOD, s->trip_period_ms))
+		return PK_TRIP_PERIOD;
+	if (!INT_OK(PK_TRIP_WINDOW, s->trip_window))
+		return PK_TRIP_WINDOW;
+	if (!INT_OK(PK_TRIP_MIN_CALLS, s->trip_min_calls) ||
+	    s->trip_min_calls > s->trip_window)
+		return PK_TRIP_MIN_CALLS;
+	if (!FLOAT_OK(PK_TRIP_FAILURE_RATE, s->trip_failure_rate))
+		return PK_TRIP_FAILURE_RATE;
+	if (!INT_OK(PK_OPEN_TIMEOUT, s->open_timeout_ms))
+		return PK_OPEN_TIMEOUT;
+	if (!INT_OK(PK_MAX_OPEN_TIMEOUT, s->max_open_timeout_ms) ||
+	    s->max_open_timeout_ms < s->open_timeout_ms)
+		return PK_MAX_OPEN_TIMEOUT;
+	if (!FLOAT_OK(PK_BACKOFF, s->backoff))
+		return PK_BACKOFF;
+	if (!INT_OK(PK_HALF_OPEN_MAX_CALLS, s->half_open_max_calls))
+		return PK_HALF_OPEN_MAX_CALLS;
+	if (!INT_OK(PK_TIMEOUT, s->timeout_ms))
+		return PK_TIMEOUT;
+	if (!INT_OK(PK_MAX_CONCURRENT, s->max_concurrent))
+		return PK_MAX_CONCURRENT;
+	if (!classes_apart(s))
+		return PK_FAILURE_CODES;
 	return record_bad_policy4(s);
 }
 
@@ -510,6 +528,7 @@ static enum record_error
 decode_check(const struct cb_record *r, uint8_t state, struct cb_err *err)
 {
 	const char	*what;
+	enum policy_key	 k;
 
 	if (state >= STATE_COUNT) {
 		err_set(err, "record has invalid state %u", state);
@@ -519,8 +538,14 @@ decode_check(const struct cb_record *r, uint8_t state, struct cb_err *err)
 		err_set(err, "record has %s out of range", what);
 		return RECORD_EVALUE;
 	}
-	if ((what = record_bad_policy(&r->policy)) != NULL) {
-		err_set(err, "record policy has %s out of range", what);
+	if (r->policy.set &&
+	    (k = record_bad_policy(&r->policy)) != PK_COUNT) {
+		if (k == PK_FAILURE_CODES)
+			err_set(err, "record policy has two code classes "
+			    "that share a code");
+		else
+			err_set(err, "record policy has %s out of range",
+			    policy_key_name(k));
 		return RECORD_EVALUE;
 	}
 	if (r->manual_on_open > MANUAL_ON_OPEN_SKIP) {
@@ -575,6 +600,9 @@ record_decode(const uint8_t *data, size_t len, struct cb_record *r,
 	if (rd.version >= 4) {
 		if (record_decode4(&rd, r, &state, err) == -1)
 			return RECORD_EVALUE;
+		if (rd.version >= 5 && !rd.short_read &&
+		    (e = record_ext_decode(&rd, r, err)) != RECORD_OK)
+			return e;
 	} else if (decode_v1to3(&rd, r, &state, err) == -1)
 		return RECORD_EVALUE;
 

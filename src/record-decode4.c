@@ -9,213 +9,13 @@
  * text lengths past their bounds are errors at once; values out of range
  * are noted in the reader and reported once the record is read, after a
  * short read, so that a truncated record is always RECORD_ETRUNC.  The
- * bounded reader every version is read through is here too.
+ * bounded reader every version is read through is record-wire.c's.
  */
 #include <stdint.h>
 #include <string.h>
 
 #include "record.h"
 #include "record-int.h"
-
-/* The bounded reader (record-int.h), which record-decode.c uses too. */
-
-int
-take_text(const uint8_t *p, size_t n, char *dst, size_t max)
-{
-	if (p == NULL)
-		return 0;	/* short read: reported by the caller */
-	if (n >= max || memchr(p, '\0', n) != NULL)
-		return -1;
-	memcpy(dst, p, n);
-	dst[n] = '\0';
-	return 0;
-}
-
-const uint8_t *
-take(struct reader *rd, size_t n)
-{
-	const uint8_t	*p;
-
-	if (rd->short_read || rd->left < n) {
-		rd->short_read = 1;
-		return NULL;
-	}
-	p = rd->p;
-	rd->p += n;
-	rd->left -= n;
-	return p;
-}
-
-uint8_t
-take_u8(struct reader *rd)
-{
-	const uint8_t	*p = take(rd, 1);
-
-	return p == NULL ? 0 : p[0];
-}
-
-uint16_t
-take_u16(struct reader *rd)
-{
-	const uint8_t	*p = take(rd, 2);
-
-	return p == NULL ? 0 : get_u16(p);
-}
-
-uint32_t
-take_u32(struct reader *rd)
-{
-	const uint8_t	*p = take(rd, 4);
-
-	return p == NULL ? 0 : get_u32(p);
-}
-
-uint64_t
-take_u64(struct reader *rd)
-{
-	const uint8_t	*p = take(rd, 8);
-
-	return p == NULL ? 0 : get_u64(p);
-}
-
-int64_t
-take_i64(struct reader *rd)
-{
-	return (int64_t)take_u64(rd);
-}
-
-double
-take_f64(struct reader *rd)
-{
-	uint64_t	u = take_u64(rd);
-	double		d;
-
-	memcpy(&d, &u, sizeof d);
-	return d;
-}
-
-/* A flag: 0 or 1, so that a record has one spelling. */
-uint8_t
-take_flag(struct reader *rd)
-{
-	uint8_t	v = take_u8(rd);
-
-	if (v > 1)
-		rd->bad_flag = 1;
-	return v;
-}
-
-/* Note the first value that is out of range or misspelt. */
-static void
-bad(struct reader *rd, const char *what)
-{
-	if (rd->bad_value == NULL)
-		rd->bad_value = what;
-}
-
-/* U: unsigned LEB128, at most 10 bytes, shortest form only. */
-static uint64_t
-take_uv(struct reader *rd)
-{
-	const uint8_t	*p;
-	uint64_t	 v = 0;
-	unsigned	 i;
-
-	/* Most numbers are one byte: a status over a million records reads
-	 * a hundred of them a record. */
-	if (!rd->short_read && rd->left > 0 && rd->p[0] < 0x80) {
-		rd->left--;
-		return *rd->p++;
-	}
-	for (i = 0; i < 10; i++) {
-		if ((p = take(rd, 1)) == NULL)
-			return 0;
-		if (i == 9 && p[0] > 1) {
-			bad(rd, "a number past 64 bits");
-			return 0;
-		}
-		v |= (uint64_t)(p[0] & 0x7f) << (7 * i);
-		if ((p[0] & 0x80) == 0) {
-			if (p[0] == 0 && i > 0)
-				bad(rd, "a number longer than its shortest "
-				    "form");
-			return v;
-		}
-	}
-	return v;	/* not reached: the tenth byte ends the number */
-}
-
-static int64_t
-unzigzag(uint64_t u)
-{
-	return (u & 1) ? (int64_t)~(u >> 1) : (int64_t)(u >> 1);
-}
-
-/* S: a zigzagged U. */
-static int64_t
-take_sv(struct reader *rd)
-{
-	return unzigzag(take_uv(rd));
-}
-
-static uint32_t
-take_uv32(struct reader *rd, const char *what)
-{
-	uint64_t	v = take_uv(rd);
-
-	if (v > UINT32_MAX) {
-		bad(rd, what);
-		return 0;
-	}
-	return (uint32_t)v;
-}
-
-static int64_t
-take_sv_in(struct reader *rd, int64_t lo, int64_t hi, const char *what)
-{
-	int64_t	v = take_sv(rd);
-
-	if (v < lo || v > hi) {
-		bad(rd, what);
-		return 0;
-	}
-	return v;
-}
-
-/*
- * T: 0 for 0, else 1 + the zigzagged difference from base.  The result
- * is kept within the time bound (a later check names the field), so that
- * a chain of differences cannot overflow.
- */
-static int64_t
-take_time(struct reader *rd, int64_t base, const char *what)
-{
-	uint64_t	v = take_uv(rd);
-	int64_t		d;
-
-	if (v == 0)
-		return 0;
-	d = unzigzag(v - 1);
-	if (d < -2 * RECORD_TIME_BOUND || d > 2 * RECORD_TIME_BOUND ||
-	    base + d < -RECORD_TIME_BOUND || base + d > RECORD_TIME_BOUND) {
-		bad(rd, what);
-		return 0;
-	}
-	if (base + d == 0)
-		bad(rd, "a time of 0 spelt as a difference");
-	return base + d;
-}
-
-/* STR into dst (size max): -1 when it does not fit or holds a NUL. */
-static int
-take_str(struct reader *rd, char *dst, size_t max)
-{
-	uint64_t	n = take_uv(rd);
-
-	if (n >= max)
-		return -1;
-	return take_text(take(rd, (size_t)n), (size_t)n, dst, max);
-}
 
 /* CODES: ranges ascending and apart, within 0..255. */
 static int
@@ -291,7 +91,7 @@ take_head(struct reader *rd, struct cb_record *r, uint8_t *state)
 	r->manual = take_flag(rd);
 	b = take_sv(rd);
 	if (b < -RECORD_TIME_BOUND || b > RECORD_TIME_BOUND) {
-		bad(rd, "last_used out of range");
+		take_bad(rd, "last_used out of range");
 		b = 0;
 	}
 	r->last_used_ms = b;
@@ -411,7 +211,7 @@ take_lastfail(struct reader *rd, struct cb_lastfail *f, int64_t base)
 	if (present == 0)
 		return;
 	if (present > 1)
-		bad(rd, "an invalid last_failure presence byte");
+		take_bad(rd, "an invalid last_failure presence byte");
 	f->at_ms = take_time(rd, base, "last_failure time out of range");
 	f->exit_code = (int32_t)take_sv_in(rd, INT32_MIN, INT32_MAX,
 	    "last_failure exit out of range");
@@ -420,7 +220,7 @@ take_lastfail(struct reader *rd, struct cb_lastfail *f, int64_t base)
 	f->timed_out = take_flag(rd);
 	f->duration_ms = (int64_t)take_uv(rd);
 	if (record_lastfail_none(f))
-		bad(rd, "an empty last_failure spelt out");
+		take_bad(rd, "an empty last_failure spelt out");
 }
 
 /* The fields only a whole snapshot has. */
@@ -458,7 +258,7 @@ take_snapshot(struct reader *rd, struct cb_snapshot *s, struct cb_err *err)
 	if (present == 0)
 		return 0;
 	if (present > 2)
-		bad(rd, "an invalid policy presence byte");
+		take_bad(rd, "an invalid policy presence byte");
 	s->set = 1;
 	s->trip_policy = take_u8(rd);
 	s->preset = (int16_t)take_sv_in(rd, -1, INT16_MAX,

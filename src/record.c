@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * record.c: one breaker's record, encoded.  The layout, version 4, is
+ * record.c: one breaker's record, encoded.  The layout, version 5, is
  * varints in the main (U: unsigned LEB128, shortest form, at most 10
  * bytes; S: a signed value zigzagged into a U), so that a breaker costs
  * what it holds, not what its widest fields could hold:
@@ -35,6 +35,8 @@
  *	U n, n x SLOT					(run slots)
  *	T last_success STR user STR host STR argv0	(last_run_by)
  *	u8 manual_on_open
+ *	U n, n x (U tag U len, len bytes)		(version 5 on: the
+ *						 tagged fields, record.h)
  *
  * where T is a time: U 0 for 0 (none), else 1 + the zigzagged difference
  * from the base (B; in the failure times, runs and transitions, the entry
@@ -51,13 +53,16 @@
  * one.  Every flag is 0 or 1, every value in its field's range, and
  * record-decode4.c refuses any other spelling, so that a record has one.
  *
- * Versions 1 to 3 were little-endian fixed-width fields (record-decode.c
+ * Version 4 was the same without the tagged fields.  Versions 1 to 3 were
+ * little-endian fixed-width fields (record-decode.c
  * describes them); decoding every version, with the range checks, is
  * record-decode.c's and record-decode4.c's.
  */
 #include <string.h>
 
 #include "record.h"
+#include "record-ext.h"
+#include "record-wire.h"
 
 void
 record_init(struct cb_record *r, int64_t now)
@@ -117,63 +122,6 @@ record_state_name(enum cb_state s)
 	default:
 		return "unknown";
 	}
-}
-
-static void
-put_f64(struct cb_buf *b, double d)
-{
-	uint64_t	u;
-
-	memcpy(&u, &d, sizeof u);
-	buf_add_u64(b, u);
-}
-
-/* U: unsigned LEB128, shortest form. */
-static void
-put_uv(struct cb_buf *b, uint64_t v)
-{
-	uint8_t	t[10];
-	size_t	n = 0;
-
-	do {
-		t[n] = v & 0x7f;
-		v >>= 7;
-		if (v != 0)
-			t[n] |= 0x80;
-		n++;
-	} while (v != 0);
-	buf_add(b, t, n);
-}
-
-/* S: zigzag, so that small negative numbers stay short. */
-static void
-put_sv(struct cb_buf *b, int64_t v)
-{
-	put_uv(b, v < 0 ? ~((uint64_t)v << 1) : (uint64_t)v << 1);
-}
-
-/* T: 0 for 0, else 1 + the zigzagged difference from base. */
-static void
-put_time(struct cb_buf *b, int64_t t, int64_t base)
-{
-	int64_t	d;
-
-	if (t == 0) {
-		put_uv(b, 0);
-		return;
-	}
-	d = (int64_t)((uint64_t)t - (uint64_t)base);
-	put_uv(b, 1 + (d < 0 ? ~((uint64_t)d << 1) : (uint64_t)d << 1));
-}
-
-static void
-put_str(struct cb_buf *b, const char *s, size_t max)
-{
-	size_t	len;
-
-	len = strnlen(s, max - 1);
-	put_uv(b, len);
-	buf_add(b, s, len);
 }
 
 /* CODES: the set as ranges, each from two past the end of the last. */
@@ -389,4 +337,5 @@ record_encode(const struct cb_record *r, struct cb_buf *b)
 	encode_head(r, b);
 	encode_history(r, b);
 	encode_tail(r, b);
+	record_ext_encode(r, b);
 }

@@ -5,8 +5,10 @@
  * The encoding is explicit, field by field, never a raw struct: magic
  * "CBRK", a u16 little-endian format version, then the fields in the order
  * record.c lists them (since version 4 mostly varints, times as
- * differences, optional groups behind a presence byte).  A record from a newer version is refused, so an old
- * cbexec never rewrites what it does not understand.  record.c encodes,
+ * differences, optional groups behind a presence byte; since version 5
+ * then tagged optional fields, enum record_tag).  A record from a newer
+ * version, or holding a tag this cbexec does not know, is refused, so an
+ * old cbexec never rewrites what it does not understand.  record.c encodes,
  * record-decode.c decodes every version.  Pure: no I/O.
  */
 #ifndef CBEXEC_RECORD_H
@@ -19,7 +21,7 @@
 #include "util.h"
 
 #define RECORD_MAGIC		"CBRK"
-#define RECORD_VERSION		4
+#define RECORD_VERSION		5
 #define RECORD_REASON_MAX	256	/* bytes, NUL included */
 #define RECORD_USER_MAX		64	/* bytes, NUL included */
 #define RECORD_RUNS		32	/* outcomes kept for the strip */
@@ -72,6 +74,11 @@ struct cb_slot {
 	int32_t		pgid;		/* the job's process group, which holds
 					 * the slot while it has a member
 					 * (SPEC 2b); 0: none */
+	/* Since version 5 (tag RECORD_TAG_JOB; 0 in older ones). */
+	uint64_t	job;		/* a hash of the marker the job was
+					 * started with (SPEC 2b); 0: no job
+					 * of cbexec's (a version 4 slot, an
+					 * acquire), never signalled */
 };
 
 /* The policy a breaker last ran under, as status shows it (SPEC 7). */
@@ -210,6 +217,32 @@ struct cb_record {
 };
 
 enum { MANUAL_ON_OPEN_NONE, MANUAL_ON_OPEN_FAIL, MANUAL_ON_OPEN_SKIP };
+
+/*
+ * Version 5's tagged fields: after version 4's fields, U n, then n fields,
+ * each U tag, U length, that many bytes, tags strictly ascending
+ * (record-ext.c).  A field is written only when it holds something other
+ * than its "none", and then in one spelling; a tag this cbexec does not
+ * know makes the record one of a newer cbexec (RECORD_ENEWER), and a
+ * field whose bytes its decoder does not read to the end is corrupt.  A
+ * new field is a tag here, its members in struct cb_record (0 in older
+ * records), and a row of record-ext.c's table with its encoder, decoder
+ * (range-checked as every field) and test in tests/unit-record5.c; no new
+ * version.  Tags are never reused.
+ */
+enum record_tag {
+	/* The job markers' hashes (struct cb_slot's job) of the probe slots
+	 * then the run slots, a u64 (LE) each: SPEC 2b. */
+	RECORD_TAG_JOB = 1,
+	/* Reserved: the rate limiter's theoretical arrival time and the
+	 * rate_limited count (SPEC 2d). */
+	RECORD_TAG_RATE = 2,
+	/* Reserved: the snapshot of the policy keys after version 5
+	 * (max_rate, rate_burst, expect_every, output). */
+	RECORD_TAG_POLICY5 = 3,
+	/* Reserved: the outage summary's counters (SPEC 6.5). */
+	RECORD_TAG_OUTAGE = 4
+};
 
 /* A new closed record created at now, of identity 0 (breaker_init gives
  * it a random one). */

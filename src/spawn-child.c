@@ -86,9 +86,10 @@ spawn_child_null(int to, int flags)
 	return 0;
 }
 
-/* What hooks and probe commands must never see (SPEC section 5). */
+/* What hooks and probe commands must never see (SPEC section 5), and the
+ * job's marker, which is the job's alone (SPEC 2b). */
 static const char *const spawn_secrets[] = {
-	"CBEXEC_REDIS_PASSWORD", "CBEXEC_SENTINEL_PASSWORD", NULL
+	"CBEXEC_REDIS_PASSWORD", "CBEXEC_SENTINEL_PASSWORD", "CBEXEC_JOB", NULL
 };
 
 /* Remove the secrets from the environment.  Returns 0 or -1 (errno set). */
@@ -163,6 +164,15 @@ spawn_child(const struct spawn_opts *opts, const struct spawn_saved *saved,
 	for (i = 0; opts->env != NULL && opts->env[i] != NULL; i++)
 		if (putenv(opts->env[i]) != 0)
 			spawn_child_fail(wfd, errno);
+
+	/* The job carries its own marker, never one it inherited. */
+	if (!opts->helper) {
+		if (opts->job_marker != NULL && opts->job_marker[0] != '\0') {
+			if (putenv((char *)opts->job_marker) != 0)
+				spawn_child_fail(wfd, errno);
+		} else if (unsetenv("CBEXEC_JOB") == -1)
+			spawn_child_fail(wfd, errno);
+	}
 
 	/*
 	 * The wrapped command keeps every descriptor the caller passed (a

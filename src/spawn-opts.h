@@ -20,6 +20,13 @@ struct spawn_opts {
 	/* The signal mask the command starts with; NULL: the caller's.  For
 	 * a caller that blocks signals around the whole call. */
 	const sigset_t	*mask;
+	/*
+	 * For the wrapped command: "CBEXEC_JOB=NAME:TOKEN", the marker of
+	 * the slot it holds (jobmark.h, SPEC 2b), put in its environment;
+	 * NULL or "": none, and a CBEXEC_JOB it would inherit is removed.
+	 * Never given to a helper, whose environment loses CBEXEC_JOB.
+	 */
+	const char	*job_marker;
 	/* For hooks (on_transition) and probe commands; all zero for the
 	 * wrapped command. */
 	char *const	*env;		/* NAME=VALUE added to the child's */

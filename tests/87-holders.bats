@@ -10,6 +10,7 @@
 # itself, with no call before it.
 
 load helper
+load plant
 
 need_root() {
 	[ "$(id -u)" = 0 ] || skip "needs root (unshare, setpriv)"
@@ -179,4 +180,181 @@ prom_running() {
 	[ -e ran ]
 	touch release
 	wait "$(cat holder.pid)"
+}
+
+# victim VAR CMD...: CMD (a setsid sleep) in the background, leading a
+# process group of its own; its pid (its group) into VAR.
+victim() {
+	local var=$1
+	shift
+	"$@" 3>&- &
+	printf -v "$var" '%s' "$!"
+	echo "$!" >>"$T/victims"
+	wait_for eval "[ \"\$(ps -o pgid= -p $!)\" -eq $! ]"
+}
+
+# forge NAME PGID [FIELD=VALUE...]: plant in NAME's record a run slot as a
+# member of the state's group could write it: a dead pid 999999 started
+# at tick 1, this boot and PID namespace, group PGID, a lease that passed a
+# minute ago.
+forge() {
+	local name=$1 pgid=$2 now
+	shift 2
+	now=$(date +%s%3N)
+	plant_record "$name" run.0.token=7 run.0.pid=999999 \
+	    run.0.start_time=1 run.0.boot=self \
+	    run.0.pidns="$(stat -Lc %i /proc/self/ns/pid)" \
+	    run.0.pgid="$pgid" run.0.lease_until=$((now - 60000)) \
+	    run.0.lease_ms=1000 run.0.since=$((now - 120000)) \
+	    run.0.host="$(hostname)" "$@"
+}
+
+# marker_hash VALUE: jobmark_hash of NAME:TOKEN, as mkrecord's job= takes
+# it: the first 8 bytes of its SHA-256, little-endian, in hex.
+marker_hash() {
+	printf '%s' "$1" | sha256sum | cut -c1-16 | sed 's/../& /g' |
+	    awk '{ for (i = NF; i > 0; i--) printf "%s", $i }'
+}
+
+kill_victims() {
+	[ -e "$T/victims" ] || return 0
+	xargs kill -9 <"$T/victims" 2>/dev/null || true
+}
+
+teardown() {
+	kill_victims
+	[ ! -e "$T/dirs" ] || xargs rm -rf <"$T/dirs"
+	common_teardown
+}
+
+@test "a forged run slot naming another user's session is never signalled by root's run or acquire: reclaimed past its lease, said once" {
+	need_root
+	id nobody >/dev/null 2>&1 || skip "no user nobody"
+	config 'defaults = { max_concurrent = 1; };'
+	run -0 cb run x -- true
+	local v
+	victim v setpriv --reuid nobody --regid nogroup --clear-groups setsid sleep 300
+	forge x "$v" run.0.job=0123456789abcdef
+	run -0 cb run x -- touch ran
+	assert_output "cbexec: x: pid 999999's group $v outlived its lease but is not provably the job's; not killed"
+	[ -e ran ]
+	alive "$v"
+	# Reclaimed: said once.
+	run -0 cb run x -- true
+	assert_output ''
+	assert_equal "$(json x '.running | length')" 0
+	# acquire meets it the same way; and with -q, silently, still unkilled.
+	forge x "$v"
+	run -0 --separate-stderr cb acquire x
+	[[ $stderr == *"x: pid 999999's group $v outlived its lease but is not provably the job's; not killed"* ]] ||
+	    fail "stderr: $stderr"
+	alive "$v"
+	run -0 cb release "$output" success
+	forge x "$v"
+	run -0 cb -q run x -- true
+	assert_output ''
+	alive "$v"
+}
+
+@test "a forged run slot naming root's own session, with no marker or another's, is never signalled; the job's own marker is" {
+	need_root
+	config 'defaults = { max_concurrent = 1; };'
+	run -0 cb run x -- true
+	local v w tok other
+	tok=0123456789abcdef0123456789abcdef
+	other=fedcba9876543210fedcba9876543210
+	victim v setsid sleep 300
+	forge x "$v" run.0.job="$(marker_hash "x:$tok")"
+	run -0 cb run x -- true
+	assert_output --partial "group $v outlived its lease but is not provably the job's; not killed"
+	alive "$v"
+	# A member that carries the marker of another slot, or another
+	# breaker's, proves nothing.
+	victim w env CBEXEC_JOB="x:$other" setsid sleep 300
+	forge x "$w" run.0.job="$(marker_hash "x:$tok")"
+	run -0 cb run x -- true
+	assert_output --partial "group $w outlived its lease but is not provably the job's; not killed"
+	alive "$w"
+	forge x "$w" run.0.job="$(marker_hash "y:$other")"
+	run -0 cb run x -- true
+	assert_output --partial 'not provably'
+	alive "$w"
+	# The marker whose hash the slot keeps is the proof.
+	forge x "$w" run.0.job="$(marker_hash "x:$other")"
+	run -0 cb run x -- true
+	assert_output "cbexec: x: killed process group $w of pid 999999, which outlived its lease"
+	gone "$w"
+	alive "$v"
+}
+
+@test "the job carries CBEXEC_JOB=NAME:TOKEN; a probe command, a hook and a job without a slot carry none" {
+	config 'defaults = { max_concurrent = 1; };'
+	run -0 cb run x -- sh -c 'printf "%s\n" "$CBEXEC_JOB" >"$0/marker"' "$T"
+	[[ $(cat marker) =~ ^x:[0-9a-f]{32}$ ]] || fail "marker: $(cat marker)"
+	# Inherited from the caller, dropped: the job gets its own or none.
+	CBEXEC_JOB=x:0 run -0 cb run y -o max_concurrent=0 -- \
+	    sh -c 'printf "[%s]\n" "${CBEXEC_JOB-unset}" >"$0/none"' "$T"
+	assert_equal "$(cat none)" '[unset]'
+	config 'defaults = { max_concurrent = 1; probe = [ "sh", "-c", "printf \"[%s]\" \"${CBEXEC_JOB-unset}\" >probe.env" ]; };' \
+	    "on_transition = [ \"sh\", \"-c\", \"printf '[%s]' \\\"\${CBEXEC_JOB-unset}\\\" >hook.env\" ];"
+	run -0 cb trip z --for 1ms
+	sleep 0.1
+	CBEXEC_JOB=z:1 run -0 cb run z -- sh -c 'printf "%s\n" "$CBEXEC_JOB" >"$0/zjob"' "$T"
+	assert_equal "$(cat probe.env)" '[unset]'
+	wait_for test -s hook.env
+	assert_equal "$(cat hook.env)" '[unset]'
+	[[ $(cat zjob) =~ ^z:[0-9a-f]{32}$ ]] || fail "job: $(cat zjob)"
+}
+
+@test "a run slot whose group has a member older than its holder is dead: not busy, nothing signalled" {
+	need_root
+	config 'defaults = { max_concurrent = 1; };'
+	run -0 cb run x -- true
+	local v start now
+	victim v setsid sleep 300
+	start=$(awk '{ sub(/.*\) /, ""); print $20 }' "/proc/$v/stat")
+	now=$(date +%s%3N)
+	# A holder that started after the group's member: the group's id
+	# was another's first, so it is not the job's.  Its lease is ahead.
+	plant_record x run.0.token=7 run.0.pid=999999 \
+	    run.0.start_time=$((start + 100)) run.0.boot=self \
+	    run.0.pidns="$(stat -Lc %i /proc/self/ns/pid)" run.0.pgid="$v" \
+	    run.0.lease_until=$((now + 3600000)) run.0.lease_ms=3600000 \
+	    run.0.since=$((now - 1000)) run.0.host="$(hostname)"
+	run -0 cb run x -- touch ran
+	assert_output ''
+	[ -e ran ]
+	alive "$v"
+}
+
+@test "a holder hidden by hidepid=2 (EPERM) is not judged dead: the bulkhead holds while it lives" {
+	need_root
+	id nobody >/dev/null 2>&1 || skip "no user nobody"
+	id daemon >/dev/null 2>&1 || skip "no user daemon"
+	local dir
+	dir=$(mktemp -d /tmp/cbexec-hidepid.XXXXXX)
+	echo "$dir" >>"$T/dirs"
+	chgrp nogroup "$dir"
+	chmod 1770 "$dir"
+	printf 'state_mode = "0660";\nlog = "none";\ndefaults = { max_concurrent = 1; };\n' >"$dir/c.conf"
+	chmod 0644 "$dir/c.conf"
+	# A /proc of our own, mounted hidepid=2: user nobody sees none of
+	# user daemon's processes, and kill(2) tells it EPERM.
+	run -0 unshare -m -p -f --mount-proc env D="$dir" CB="$CBEXEC" sh -c '
+		mount -o remount,hidepid=2 /proc || exit 9
+		as() { u=$1; shift; setpriv --reuid "$u" --regid nogroup \
+		    --clear-groups env CBEXEC_STATE="$D/state.mdb" \
+		    CBEXEC_CONFIG="$D/c.conf" HOME="$D" "$@"; }
+		setpriv --reuid daemon --regid nogroup --clear-groups \
+		    sleep 300 &
+		p=$!
+		as daemon "$CB" acquire x --pid "$p" >/dev/null || exit 10
+		[ -e /proc/"$p" ] || exit 11
+		as nobody sh -c "[ ! -e /proc/$p ]" || exit 12
+		as nobody "$CB" run x -- true 2>/dev/null
+		[ $? = 75 ] || exit 13
+		kill -9 "$p"
+		echo ok'
+	assert_output ok
+	rm -rf "$dir"
 }

@@ -4,6 +4,7 @@
 # descriptor leaks, no secrets on display.
 
 load helper
+load plant
 
 setup() {
 	common_setup
@@ -562,4 +563,44 @@ EOS
 	run -0 cat "$T/show.out"
 	assert_line --regexp '^state +/var/lib/cbexec/state.mdb +built-in$'
 	assert_line --regexp "^state_mode +\"0660\" +built-in, for group cbexec's shared state$"
+}
+
+@test "a planted snapshot out of range (time policy, trip.failures 0, 1000 failure times) is a corrupt record under a broken config: named, never used, never rewritten" {
+	run -0 cb run victim -- true
+	plant_record victim policy.trip_policy=2 policy.trip_failures=0 \
+	    failtimes=1000
+	state_dump dump.before
+	# A config that cannot be used: the breaker would run under its
+	# record's snapshot (SPEC 4), which is out of range.
+	config 'defaults = { trip = { failures = 0; }; };'
+	run -0 cb run victim -- touch ran
+	[ -e ran ]
+	assert_output --partial "breaker 'victim' in state"
+	assert_output --partial 'trip.failures out of range'
+	state_dump dump.after
+	cmp dump.before dump.after
+	run -1 cb status victim
+	assert_output --partial 'record policy has trip.failures out of range'
+}
+
+@test "a planted snapshot with half_open_max_calls 0 or preset 30000 is a corrupt record for run, status and config show" {
+	run -0 cb run victim -- true
+	plant_record victim policy.half_open_max_calls=0
+	state_dump dump.before
+	config 'on_store_error = "closed";' 'defaults = { bogus = 1; };'
+	run -125 cb run victim -- touch ran
+	[ ! -e ran ]
+	assert_output --partial 'half_open_max_calls out of range'
+	run -1 cb status victim
+	assert_output --partial 'half_open_max_calls out of range'
+	state_dump dump.after
+	cmp dump.before dump.after
+
+	config ''
+	run -0 cb run other -- true
+	plant_record other policy.preset=30000
+	run --separate-stderr cb config show other
+	refute_output --partial '(null)'
+	run -1 cb status other
+	assert_output --partial 'preset out of range'
 }

@@ -1504,6 +1504,35 @@ test_breaker_probe_recorded_twice(void)
 	CHECK_EQ(r.state, STATE_OPEN);
 }
 
+/*
+ * A policy that disagrees with the record it runs on (a snapshot nobody
+ * checked: trip.failures 0 over 1000 failure times, trip.window 0 over a
+ * full window) never writes past the record's arrays: that wrote
+ * failtimes[1000] once.
+ */
+static void
+test_breaker_policy_disagrees(void)
+{
+	struct cb_policy	p;
+	struct cb_record	r;
+	int			i;
+
+	unit_policy_defaults(&p);
+	p.trip_policy = TRIP_TIME;
+	p.trip_failures = 0;
+	p.trip_window = 0;
+	record_init(&r, T0);
+	for (i = 0; i < RECORD_MAX_FAILTIMES; i++)
+		r.failtimes[i] = T0 - 1000 + i;
+	r.nfailtimes = RECORD_MAX_FAILTIMES;
+	memset(r.window, 0xff, sizeof r.window);
+	r.wlen = RECORD_MAX_WINDOW;
+	call_at(&r, &p, T0, OUTCOME_FAILURE);
+	CHECK(r.nfailtimes <= RECORD_MAX_FAILTIMES);
+	CHECK(r.wlen <= RECORD_MAX_WINDOW);
+	CHECK_EQ(r.nruns, 1);
+}
+
 /* A run's duration is stored within what the decoder accepts. */
 static void
 test_breaker_duration_bounded(void)
@@ -2604,6 +2633,7 @@ test_breaker(void)
 	test_breaker_rate_policy();
 	test_breaker_time_policy();
 	test_breaker_history_bounds();
+	test_breaker_policy_disagrees();
 	test_breaker_progress();
 	test_breaker_counters();
 	test_breaker_outcome_names();

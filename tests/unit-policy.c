@@ -1115,9 +1115,59 @@ test_init_from(void)
 	CHECK(!codeset_has(&p.success_codes, 3));
 }
 
+/*
+ * A value read from a record is checked against the same bounds as its
+ * spelling (SPEC 5), and an index that no spelling gives is printed as
+ * what it is, never as a name it does not have (format_preset printed
+ * "(null)" for preset 30000).
+ */
+static void
+test_in_range(void)
+{
+	struct policy_builder	b;
+	char			buf[64];
+
+	CHECK(policy_int_in_range(PK_TRIP_FAILURES, 1));
+	CHECK(policy_int_in_range(PK_TRIP_FAILURES, POLICY_MAX_FAILURES));
+	CHECK(!policy_int_in_range(PK_TRIP_FAILURES, 0));
+	CHECK(!policy_int_in_range(PK_TRIP_FAILURES, POLICY_MAX_FAILURES + 1));
+	CHECK(!policy_int_in_range(PK_HALF_OPEN_MAX_CALLS, 0));
+	CHECK(policy_int_in_range(PK_MAX_CONCURRENT, 0));
+	CHECK(!policy_int_in_range(PK_MAX_CONCURRENT, 65));
+	CHECK(policy_int_in_range(PK_TRIP_POLICY, 2));
+	CHECK(!policy_int_in_range(PK_TRIP_POLICY, 3));
+	CHECK(!policy_int_in_range(PK_TRIP_POLICY, -1));
+	CHECK(policy_int_in_range(PK_PRESET, -1));
+	CHECK(policy_int_in_range(PK_PRESET, 0));
+	CHECK(!policy_int_in_range(PK_PRESET, 30000));
+	CHECK(!policy_int_in_range(PK_PRESET, -2));
+	CHECK(policy_int_in_range(PK_TIMEOUT, 0));	/* none */
+	CHECK(!policy_int_in_range(PK_PROBE_TIMEOUT, 0));
+	CHECK(policy_int_in_range(PK_KILL_AFTER, 0));	/* never */
+	CHECK(policy_int_in_range(PK_OPEN_TIMEOUT, UNITS_MAX_MS));
+	CHECK(!policy_int_in_range(PK_OPEN_TIMEOUT, UNITS_MAX_MS + 1));
+	CHECK(!policy_int_in_range(PK_RETRY_DELAY, POLICY_MAX_RETRY_DELAY + 1));
+	CHECK(!policy_int_in_range(PK_OPEN_EXIT_CODE, 256));
+	CHECK(!policy_int_in_range(PK_JITTER, 0));	/* not an integer key */
+	CHECK(policy_float_in_range(PK_JITTER, 0));
+	CHECK(!policy_float_in_range(PK_JITTER, 1.5));
+	CHECK(!policy_float_in_range(PK_TRIP_FAILURE_RATE, 0));
+	CHECK(!policy_float_in_range(PK_BACKOFF, 0.5));
+	CHECK(!policy_float_in_range(PK_BACKOFF, 0.0 / 0.0));
+
+	policy_init(&b);
+	b.preset = 30000;
+	policy_format(&b, PK_PRESET, buf, sizeof buf);
+	CHECK_STR(buf, "\"unknown preset 30000\"");
+	b.preset = -1;
+	policy_format(&b, PK_PRESET, buf, sizeof buf);
+	CHECK_STR(buf, "\"none\"");
+}
+
 void
 test_policy(void)
 {
+	test_in_range();
 	test_parse_duration();
 	test_format_duration();
 	test_parse_codes();

@@ -472,7 +472,7 @@ test_record_v3_upgrade(void)
 	CHECK(memcmp(&r.policy.failure_codes, &def.failure_codes,
 	    sizeof def.failure_codes) == 0);
 	record_encode(&r, &b);
-	CHECK(b.len > 6 && b.data[G_VERSION] == 4);
+	CHECK(b.len > 6 && b.data[G_VERSION] == RECORD_VERSION);
 	CHECK(b.len < sizeof golden);
 	CHECK_EQ(unit_decode_copy(b.data, b.len, &back, &err), RECORD_OK);
 	CHECK(unit_record_same(&r, &back));
@@ -709,8 +709,8 @@ static const struct {
 } decode_errors[] = {
 	{ "bad magic", 3, 'X', 0, 0, RECORD_EMAGIC,
 	  "not a cbexec record (bad magic)" },
-	{ "version 5", G_VERSION, 5, 0, 1, RECORD_ENEWER,
-	  "record version 5 is newer than this cbexec's 4" },
+	{ "version 6", G_VERSION, 6, 0, 1, RECORD_ENEWER,
+	  "record version 6 is newer than this cbexec's 5" },
 	{ "version 256", G_VERSION, 0, 1, 1, RECORD_ENEWER, NULL },
 	{ "version 0", G_VERSION, 0, 0, 1, RECORD_EVALUE,
 	  "record version 0 is invalid" },
@@ -809,7 +809,7 @@ test_record_decode_errors(void)
 	/* Magic is checked before the version, even on 6 bytes. */
 	CHECK_EQ(unit_decode_copy((const uint8_t *)"CBRX\x01\x00", 6, &r, &err),
 	    RECORD_EMAGIC);
-	CHECK_EQ(unit_decode_copy((const uint8_t *)"CBRK\x05\x00", 6, &r, &err),
+	CHECK_EQ(unit_decode_copy((const uint8_t *)"CBRK\x06\x00", 6, &r, &err),
 	    RECORD_ENEWER);
 	CHECK_EQ(unit_decode_copy((const uint8_t *)"CBRK\x01\x00", 6, &r, &err),
 	    RECORD_ETRUNC);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * unit-record4.c: unit tests of record format 4, the one cbexec writes: a
+ * unit-record4.c: unit tests of record format 4, which version 5 extends: a
  * golden byte vector written out from the layout comment at the top of
  * record.c (every field set, the whole policy snapshot, last_success and
  * last_run_by), each short read one error, each value out of range or
@@ -14,7 +14,7 @@
 #include "record.h"
 #include "unit.h"
 
-static const uint8_t golden4[] = {
+const uint8_t golden4[] = {
 	0x43, 0x42, 0x52, 0x4b,				/* "CBRK" */
 	0x04, 0x00,					/* version 4 */
 	0x01,						/* state open */
@@ -165,9 +165,17 @@ static const uint8_t golden4[] = {
 #define G4_POLICY	260
 #define G4_TRIP	261
 #define G4_PRESET	262
+#define G4_FAILURES	263
+#define G4_PERIOD	264
+#define G4_WINDOW	267
+#define G4_MIN_CALLS	268
+#define G4_BACKOFF	283
+#define G4_HALF_OPEN	291
+#define G4_MAX_CONC	295
 #define G4_JITTER	296
 #define G4_PROBE_TIMEOUT	308
 #define G4_PROBE_SET	311
+#define G4_FAILURE_CODES	317
 #define G4_IGNORE	326
 #define G4_TIMEOUT_IS	329
 #define G4_SIGNAL_IS	330
@@ -180,9 +188,11 @@ static const uint8_t golden4[] = {
 #define G4_ARGV0	399
 #define G4_MANUAL_ON_OPEN	409
 
+const size_t	golden4_len = sizeof golden4;
+
 /* What golden4 holds: the version 3 golden record and every version 4
  * field. */
-static void
+void
 golden4_record(struct cb_record *r)
 {
 	struct cb_snapshot	*s = &r->policy;
@@ -230,9 +240,12 @@ test_record4_golden(void)
 	golden4_record(&want);
 	record_encode(&want, &b);
 	CHECK_EQ(sizeof golden4, 410);
-	CHECK_EQ(b.len, sizeof golden4);
-	CHECK(b.len == sizeof golden4 &&
-	    memcmp(b.data, golden4, b.len) == 0);
+	/* Written as version 5: the same fields, and no tagged one. */
+	CHECK_EQ(b.len, sizeof golden4 + 1);
+	CHECK(b.len == sizeof golden4 + 1 && b.data[4] == 5 &&
+	    memcmp(b.data, golden4, 4) == 0 &&
+	    memcmp(b.data + 5, golden4 + 5, sizeof golden4 - 5) == 0 &&
+	    b.data[sizeof golden4] == 0);
 
 	CHECK_EQ(unit_decode_copy(golden4, sizeof golden4, &r, &err),
 	    RECORD_OK);
@@ -253,11 +266,11 @@ test_record4_golden(void)
 	CHECK_EQ(r.hist[1].at_ms, T0 + 50000);
 	CHECK(unit_record_same(&r, &want));
 
-	/* Decoded and encoded again: the same bytes. */
+	/* Decoded and encoded again: the same bytes, as version 5. */
 	buf_reset(&b);
 	record_encode(&r, &b);
-	CHECK(b.len == sizeof golden4 &&
-	    memcmp(b.data, golden4, b.len) == 0);
+	CHECK(b.len == sizeof golden4 + 1 &&
+	    memcmp(b.data + 5, golden4 + 5, sizeof golden4 - 5) == 0);
 	buf_free(&b);
 }
 
@@ -326,7 +339,31 @@ static const struct {
 	{ "probe_set 2", G4_PROBE_SET, 1, "\x02", 1, RECORD_EVALUE,
 	  "record has a flag other than 0 or 1" },
 	{ "code 100 failure and ignored", G4_IGNORE + 1, 1, "\x05", 1,
-	  RECORD_EVALUE, "record policy has code classes out of range" },
+	  RECORD_EVALUE,
+	  "record policy has two code classes that share a code" },
+	/* Every value in its key's range as the config file's (SPEC 5). */
+	{ "trip.failures 0", G4_FAILURES, 1, "\x00", 1, RECORD_EVALUE,
+	  "record policy has trip.failures out of range" },
+	{ "trip.failures 1001", G4_FAILURES, 1, "\xe9\x07", 2, RECORD_EVALUE,
+	  "record policy has trip.failures out of range" },
+	{ "trip.period 0", G4_PERIOD, 3, "\x00", 1, RECORD_EVALUE,
+	  "record policy has trip.period out of range" },
+	{ "trip.window 0", G4_WINDOW, 1, "\x00", 1, RECORD_EVALUE,
+	  "record policy has trip.window out of range" },
+	{ "trip.min_calls past the window", G4_MIN_CALLS, 1, "\x15", 1,
+	  RECORD_EVALUE, "record policy has trip.min_calls out of range" },
+	{ "backoff 0.5", G4_BACKOFF + 6, 2, "\xe0\x3f", 2, RECORD_EVALUE,
+	  "record policy has backoff out of range" },
+	{ "half_open_max_calls 0", G4_HALF_OPEN, 1, "\x00", 1,
+	  RECORD_EVALUE, "record policy has half_open_max_calls out of range" },
+	{ "half_open_max_calls 65", G4_HALF_OPEN, 1, "\x41", 1,
+	  RECORD_EVALUE, "record policy has half_open_max_calls out of range" },
+	{ "max_concurrent 65", G4_MAX_CONC, 1, "\x41", 1, RECORD_EVALUE,
+	  "record policy has max_concurrent out of range" },
+	{ "preset 30000", G4_PRESET, 1, "\xe0\xd4\x03", 3, RECORD_EVALUE,
+	  "record policy has preset out of range" },
+	{ "a code range ending at 256", G4_FAILURE_CODES + 4, 1, "\x9b", 1,
+	  RECORD_EVALUE, "record policy has a code class out of range" },
 	{ "codes past 255", G4_IGNORE + 2, 1, "\xc8\x01", 2, RECORD_EVALUE,
 	  "record policy has a code class out of range" },
 	{ "129 code ranges", G4_IGNORE, 1, "\x81\x01", 2, RECORD_EVALUE,

@@ -31,6 +31,7 @@ unit_policy_defaults(struct cb_policy *p)
 	p->jitter = 0.0;
 	p->half_open_max_calls = 1;
 	p->probe_lease_ms = HOUR;
+	p->probe_timeout_ms = 10 * SEC;
 	p->timeout_ms = 0;
 	p->kill_after_ms = 10 * SEC;
 	p->slow_call_ms = 0;
@@ -49,6 +50,8 @@ main(void)
 	test_policy();
 	test_record();
 	test_record4();
+	test_record5();
+	test_jobmark_all();
 	test_breaker();
 	test_classify();
 	test_token();

@@ -74,6 +74,14 @@ int	unit_record_same(const struct cb_record *, const struct cb_record *);
 void	test_policy(void);
 void	test_record(void);
 void	test_record4(void);
+void	test_record5(void);
+void	test_jobmark_all(void);
+
+/* unit-record4.c's golden version 4 record, its bytes and what it holds,
+ * which version 5 extends (unit-record5.c). */
+extern const uint8_t	golden4[];
+extern const size_t	golden4_len;
+void	golden4_record(struct cb_record *);
 void	test_breaker(void);
 void	test_classify(void);
 void	test_token(void);

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * record-ext.c: version 5's tagged fields, which follow version 4's
+ * (record.h, enum record_tag, says the layout).  One row of fields[] per
+ * tag, ascending: whether a record holds the field (else it is not
+ * written, so that a record has one spelling), its encoder, and its
+ * decoder, which reads from a reader bounded to the field's own bytes
+ * and range-checks every value as record-decode4.c does (take_bad, or a
+ * short read, which is a corrupt field here: its length said otherwise).
+ * A field is added by a row here and its functions, beside the others';
+ * the format's version stays 5.  Pure: no I/O.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "record-ext.h"
+
+struct ext_field {
+	uint64_t	 tag;
+	const char	*name;
+	int		(*has)(const struct cb_record *);
+	void		(*put)(const struct cb_record *, struct cb_buf *);
+	void		(*get)(struct reader *, struct cb_record *);
+};
+
+/* ---- RECORD_TAG_JOB: the job markers' hashes ---------------------------- */
+
+static int
+job_has(const struct cb_record *r)
+{
+	size_t	i;
+
+	for (i = 0; i < r->nslots && i < RECORD_MAX_SLOTS; i++)
+		if (r->slots[i].job != 0)
+			return 1;
+	for (i = 0; i < r->nrunning && i < RECORD_MAX_RUNNING; i++)
+		if (r->running[i].job != 0)
+			return 1;
+	return 0;
+}
+
+/* A u64 per slot, the probe slots first, as many as the record holds. */
+static void
+job_put(const struct cb_record *r, struct cb_buf *b)
+{
+	size_t	i;
+
+	for (i = 0; i < r->nslots && i < RECORD_MAX_SLOTS; i++)
+		buf_add_u64(b, r->slots[i].job);
+	for (i = 0; i < r->nrunning && i < RECORD_MAX_RUNNING; i++)
+		buf_add_u64(b, r->running[i].job);
+}
+
+static void
+job_get(struct reader *rd, struct cb_record *r)
+{
+	size_t	i;
+
+	for (i = 0; i < r->nslots; i++)
+		r->slots[i].job = take_u64(rd);
+	for (i = 0; i < r->nrunning; i++)
+		r->running[i].job = take_u64(rd);
+}
+
+/* ---- the table ---------------------------------------------------------- */
+
+/* Ascending by tag.  RECORD_TAG_RATE, RECORD_TAG_POLICY5 and
+ * RECORD_TAG_OUTAGE are reserved (record.h): a record holding one is a
+ * newer cbexec's until their rows are here. */
+static const struct ext_field fields[] = {
+	{ RECORD_TAG_JOB, "job markers", job_has, job_put, job_get },
+};
+#define NFIELDS	(sizeof fields / sizeof fields[0])
+
+void
+record_ext_encode(const struct cb_record *r, struct cb_buf *b)
+{
+	struct cb_buf	 one = { 0 };
+	size_t		 i, n = 0;
+
+	for (i = 0; i < NFIELDS; i++)
+		if (fields[i].has(r))
+			n++;
+	put_uv(b, n);
+	for (i = 0; i < NFIELDS; i++) {
+		if (!fields[i].has(r))
+			continue;
+		buf_reset(&one);
+		fields[i].put(r, &one);
+		put_uv(b, fields[i].tag);
+		put_uv(b, one.len);
+		buf_add(b, one.data, one.len);
+	}
+	buf_free(&one);
+}
+
+static const struct ext_field *
+ext_find(uint64_t tag)
+{
+	size_t	i;
+
+	for (i = 0; i < NFIELDS; i++)
+		if (fields[i].tag == tag)
+			return &fields[i];
+	return NULL;
+}
+
+/* One field's bytes p (len) into r through its own bounded reader. */
+static enum record_error
+ext_field_decode(struct reader *rd, const struct ext_field *f,
+    const uint8_t *p, size_t len, struct cb_record *r, struct cb_err *err)
+{
+	struct reader	sub = { p, len, 0, rd->version, 0, NULL };
+
+	f->get(&sub, r);
+	if (sub.short_read || sub.left != 0) {
+		err_set(err, "record field %llu (%s) is %zu bytes, not what "
+		    "it holds", (unsigned long long)f->tag, f->name, len);
+		return RECORD_EVALUE;
+	}
+	if (sub.bad_flag)
+		rd->bad_flag = 1;
+	if (sub.bad_value != NULL)
+		take_bad(rd, sub.bad_value);
+	if (!f->has(r))
+		take_bad(rd, "an empty tagged field spelt out");
+	return RECORD_OK;
+}
+
+enum record_error
+record_ext_decode(struct reader *rd, struct cb_record *r,
+    struct cb_err *err)
+{
+	const struct ext_field	*f;
+	const uint8_t		*p;
+	enum record_error	 e;
+	uint64_t		 n, tag, len, prev = 0;
+
+	n = take_uv(rd);
+	while (n-- > 0 && !rd->short_read) {
+		tag = take_uv(rd);
+		len = take_uv(rd);
+		if (rd->short_read)
+			break;
+		if (tag <= prev) {
+			err_set(err, "record has tagged fields out of order "
+			    "(%llu after %llu)", (unsigned long long)tag,
+			    (unsigned long long)prev);
+			return RECORD_EVALUE;
+		}
+		prev = tag;
+		if ((f = ext_find(tag)) == NULL) {
+			err_set(err, "record field %llu is newer than this "
+			    "cbexec", (unsigned long long)tag);
+			return RECORD_ENEWER;
+		}
+		if (len > rd->left) {
+			rd->short_read = 1;
+			break;
+		}
+		p = take(rd, (size_t)len);
+		if ((e = ext_field_decode(rd, f, p, (size_t)len, r, err)) !=
+		    RECORD_OK)
+			return e;
+	}
+	return RECORD_OK;
+}

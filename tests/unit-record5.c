@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * unit-record5.c: unit tests of record format 5, the one cbexec writes:
+ * version 4's golden record (unit-record4.c) with its tagged fields after
+ * it (record.h, enum record_tag), each field's golden bytes written out
+ * by hand; every proper prefix one short read; a tag out of order, a tag
+ * this cbexec does not know, a field not read to its end and a field
+ * spelt with its "none" refused.  A new tag adds its field to golden5 and
+ * its cases here.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record.h"
+#include "unit.h"
+
+/* After golden4's bytes (version byte 5): the tagged fields. */
+static const uint8_t tail5[] = {
+	0x01,						/* 1 tagged field */
+	0x01, 0x18,					/* tag 1 (job), 24 bytes */
+	0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11,	/* probe slot 0 */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* probe slot 1: none */
+	0xef, 0xcd, 0xab, 0x89, 0x67, 0x45, 0x23, 0x01,	/* run slot 0 */
+};
+#define T5_N		0
+#define T5_TAG		1
+#define T5_LEN		2
+#define T5_JOB		3
+
+static uint8_t	golden5[1024];
+static size_t	golden5_len;
+
+static void
+golden5_make(void)
+{
+	memcpy(golden5, golden4, golden4_len);
+	golden5[4] = 5;
+	memcpy(golden5 + golden4_len, tail5, sizeof tail5);
+	golden5_len = golden4_len + sizeof tail5;
+}
+
+static void
+golden5_record(struct cb_record *r)
+{
+	golden4_record(r);
+	r->slots[0].job = 0x1111111111111111ULL;
+	r->slots[1].job = 0;
+	r->running[0].job = 0x0123456789abcdefULL;
+}
+
+static void
+test_record5_golden(void)
+{
+	struct cb_record	r, want;
+	struct cb_buf		b = { 0 };
+	struct cb_err		err;
+
+	golden5_record(&want);
+	record_encode(&want, &b);
+	CHECK_EQ(b.len, golden5_len);
+	CHECK(b.len == golden5_len && memcmp(b.data, golden5, b.len) == 0);
+	CHECK_EQ(unit_decode_copy(golden5, golden5_len, &r, &err), RECORD_OK);
+	CHECK_EQ(r.slots[0].job, 0x1111111111111111ULL);
+	CHECK_EQ(r.slots[1].job, 0);
+	CHECK_EQ(r.running[0].job, 0x0123456789abcdefULL);
+	CHECK(unit_record_same(&r, &want));
+	buf_reset(&b);
+	record_encode(&r, &b);
+	CHECK(b.len == golden5_len && memcmp(b.data, golden5, b.len) == 0);
+
+	/* A version 4 record's slots hold no job. */
+	CHECK_EQ(unit_decode_copy(golden4, golden4_len, &r, &err), RECORD_OK);
+	CHECK_EQ(r.slots[0].job, 0);
+	CHECK_EQ(r.running[0].job, 0);
+	buf_free(&b);
+}
+
+static void
+test_record5_truncated(void)
+{
+	struct cb_record	r;
+	struct cb_err		err;
+	size_t			len;
+	int			wrong = 0;
+
+	for (len = 0; len < golden5_len; len++)
+		if (unit_decode_copy(golden5, len, &r, &err) !=
+		    RECORD_ETRUNC || err.msg[0] == '\0') {
+			wrong++;
+			fprintf(stderr, "v5 prefix of %zu bytes: %s\n", len,
+			    err.msg);
+		}
+	CHECK_EQ(wrong, 0);
+}
+
+#define JOBS	"\x11\x11\x11\x11\x11\x11\x11\x11" "\0\0\0\0\0\0\0\0" "\xef\xcd\xab\x89\x67\x45\x23\x01"
+
+/* golden5's tail with len bytes at off (in tail5) replaced by with. */
+static const struct {
+	const char		*what;
+	size_t			 off, len;
+	const char		*with;
+	size_t			 n;
+	enum record_error	 want;
+	const char		*msg;
+} errors5[] = {
+	{ "tag 2, reserved", T5_TAG, 1, "\x02", 1, RECORD_ENEWER,
+	  "record field 2 is newer than this cbexec" },
+	{ "tag 300", T5_TAG, 1, "\xac\x02", 2, RECORD_ENEWER,
+	  "record field 300 is newer than this cbexec" },
+	{ "tag 0", T5_TAG, 1, "\x00", 1, RECORD_EVALUE,
+	  "record has tagged fields out of order (0 after 0)" },
+	{ "tag 1 twice", 0, sizeof tail5, "\x02\x01\x18" JOBS "\x01\x18"
+	  JOBS, 53, RECORD_EVALUE,
+	  "record has tagged fields out of order (1 after 1)" },
+	{ "a job field short of a slot", T5_LEN, 9, "\x10", 1, RECORD_EVALUE,
+	  "record field 1 (job markers) is 16 bytes, not what it holds" },
+	{ "a job field with a byte left", T5_LEN, 25, "\x19" JOBS "\x00",
+	  26, RECORD_EVALUE,
+	  "record field 1 (job markers) is 25 bytes, not what it holds" },
+	{ "every job 0, spelt out", T5_JOB, 24,
+	  "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 24,
+	  RECORD_EVALUE, "record has an empty tagged field spelt out" },
+	{ "a trailing byte", sizeof tail5, 0, "\x00", 1, RECORD_ETRAIL,
+	  "record has 1 trailing bytes" },
+	{ "two fields said, one there", T5_N, 1, "\x02", 1, RECORD_ETRUNC,
+	  NULL },
+};
+
+static void
+test_record5_errors(void)
+{
+	struct cb_record	r;
+	struct cb_err		err;
+	uint8_t			buf[1100];
+	size_t			i, len, at;
+	int			got;
+
+	for (i = 0; i < sizeof errors5 / sizeof errors5[0]; i++) {
+		at = golden4_len + errors5[i].off;
+		memcpy(buf, golden5, at);
+		memcpy(buf + at, errors5[i].with, errors5[i].n);
+		/* "a trailing byte" has one more after it: its own. */
+		memcpy(buf + at + errors5[i].n, golden5 + at + errors5[i].len,
+		    golden5_len - at - errors5[i].len);
+		len = golden5_len - errors5[i].len + errors5[i].n;
+		got = unit_decode_copy(buf, len, &r, &err);
+		if (got != (int)errors5[i].want)
+			fprintf(stderr, "v5 decode error case: %s: %s\n",
+			    errors5[i].what, err.msg);
+		CHECK_EQ(got, errors5[i].want);
+		if (errors5[i].msg != NULL)
+			CHECK_STR(err.msg, errors5[i].msg);
+	}
+}
+
+void
+test_record5(void)
+{
+	golden5_make();
+	test_record5_golden();
+	test_record5_truncated();
+	test_record5_errors();
+}

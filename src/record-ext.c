@@ -64,8 +64,9 @@ job_get(struct reader *rd, struct cb_record *r)
 
 /* ---- the table ---------------------------------------------------------- */
 
-/* Ascending by tag.  RECORD_TAG_RATE, RECORD_TAG_POLICY5 and
- * RECORD_TAG_OUTAGE are reserved (record.h): a record holding one is a
+/* Ascending by tag.  RECORD_TAG_RATE, RECORD_TAG_RATE_POLICY,
+ * RECORD_TAG_OUTAGE, RECORD_TAG_EXPECT and RECORD_TAG_OUTPUT are reserved
+ * (record.h): a record holding one is a
  * newer cbexec's until their rows are here. */
 static const struct ext_field fields[] = {
 	{ RECORD_TAG_JOB, "job markers", job_has, job_put, job_get },

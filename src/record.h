@@ -237,11 +237,15 @@ enum record_tag {
 	/* Reserved: the rate limiter's theoretical arrival time and the
 	 * rate_limited count (SPEC 2d). */
 	RECORD_TAG_RATE = 2,
-	/* Reserved: the snapshot of the policy keys after version 5
-	 * (max_rate, rate_burst, expect_every, output). */
-	RECORD_TAG_POLICY5 = 3,
+	/* Reserved: the snapshot of the rate limit's policy keys, max_rate
+	 * and rate_burst (SPEC 2d, 7). */
+	RECORD_TAG_RATE_POLICY = 3,
 	/* Reserved: the outage summary's counters (SPEC 6.5). */
-	RECORD_TAG_OUTAGE = 4
+	RECORD_TAG_OUTAGE = 4,
+	/* Reserved: the snapshot of expect_every (SPEC 3, 7). */
+	RECORD_TAG_EXPECT = 5,
+	/* Reserved: the snapshot of output (SPEC 3, 6.5). */
+	RECORD_TAG_OUTPUT = 6
 };
 
 /* A new closed record created at now, of identity 0 (breaker_init gives

@@ -3,7 +3,9 @@
 # check-render.py PAGE...: render each mdoc PAGE as people read it, with
 # man-db (man -l, groff) and with mandoc, at 80 and at 60 columns, and fail
 # when a line runs past the margin or a quotation mark is never closed (a
-# nested .Dq opens a second quote before the first one closes).  Exit 0
+# nested .Dq opens a second quote before the first one closes), or a
+# closing bracket lands after the quote that should hold it (mdoc takes a
+# lone "]" at the end of .Ql for a delimiter: write "\&]").  Exit 0
 # when every rendering is clean, 1 after naming each fault as
 # PAGE: RENDERER WIDTH: line N: what.
 import os
@@ -40,6 +42,8 @@ def faults(lines, width):
         text = line.expandtabs(8).rstrip()
         if len(text) > width:
             yield n, "%d columns: %s" % (len(text), text.strip())
+        if "\u2019]" in text:
+            yield n, "a bracket moved out of its quote: %s" % text.strip()
         if not text:
             for mark, at in open_at:
                 yield at, "quote %s never closed" % mark

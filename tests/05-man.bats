@@ -65,6 +65,7 @@ page() {
 		assert_line --regexp "^$f: $how: line [0-9]+: quote “ opened inside another: .*\(“exit 7, “timed out"
 		assert_line --regexp "^$f: $how: line [0-9]+: quote “ never closed"
 		assert_line --regexp "^$f: $how: line [0-9]+: 89 columns: state_mode"
+		assert_line --regexp "^$f: $how: line [0-9]+: a bracket moved out of its quote: .*pg_isready\"’\]"
 	done
 	assert_line --regexp "^$f: man 60: line [0-9]+: 72 columns: probe"
 	assert_line --regexp "^$f: mandoc 60: line [0-9]+: 72 columns: probe"

@@ -115,7 +115,7 @@ IO	= clock config config-layer config-setting conftext statefile store-lmdb \
 	  store-lmdb-open store-lmdb-evict store-lmdb-wait store-redis spawn spawn-run \
 	  spawn-child spawn-job jobproof \
 	  warn cmd ctx call hook cmd-admin cmd-run run-opts probe cmd-check status \
-	  status-text \
+	  status-text status-table \
 	  status-json status-prom out cmd-reset cmd-trip cmd-forget cmd-gc \
 	  cmd-table cmd-acquire cmd-release cmd-config cbexec
 # The one escaper of text from the state (SPEC 5).

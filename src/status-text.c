@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * status-text.c: the views of `status` for people.  The table (NAME,
- * STATE, FAILURES, CALLS, REJECTED, CHANGED, RETRY-IN), kept row by row
- * and written after the walk so that its columns fit; and the detail view
- * of one exact NAME, in the manner of `systemctl status`: state and why,
+ * status-text.c: the detail view of `status` for people, of one exact
+ * NAME, in the manner of `systemctl status`: state and why,
  * next probe, the effective policy, the runs strip (UTF-8 or ASCII marks
  * by locale), totals, last run and transitions.  Colour only when
- * status.c says the output is a terminal that wants it.
+ * status.c says the output is a terminal that wants it.  The pieces the
+ * table (status-table.c) shares: times, the wait, a breaker's policy.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,17 +19,6 @@
 #include "preset.h"
 #include "record.h"
 #include "status.h"
-
-struct status_row {
-	char	*name;
-	char	 state[16];
-	char	 failures[48];
-	char	 calls[24];
-	char	 rejected[24];
-	char	 changed[24];
-	char	 retry[24];
-	int	 st;
-};
 
 #define C_RESET		"\033[0m"
 #define C_GREEN		"\033[32m"
@@ -66,8 +54,8 @@ local_time(int64_t ms, char *buf, size_t len)
 }
 
 /* "5m ago", rounded down to the largest unit that fits. */
-static void
-ago(int64_t now, int64_t then, char *buf, size_t len)
+void
+status_ago(int64_t now, int64_t then, char *buf, size_t len)
 {
 	char	d[32];
 	int64_t	s;
@@ -89,8 +77,8 @@ ago(int64_t now, int64_t then, char *buf, size_t len)
 	snprintf(buf, len, "%s ago", s == 0 ? "0s" : d);
 }
 
-static void
-retry_in(const struct cb_record *r, int64_t now, char *buf, size_t len)
+void
+status_retry_in(const struct cb_record *r, int64_t now, char *buf, size_t len)
 {
 	int64_t	ms;
 
@@ -115,8 +103,8 @@ put_text(FILE *f, const char *s)
 	fputs(esc(s), f);
 }
 
-static int
-policy_of(struct cb_ctx *ctx, const char *name, struct cb_policy *p)
+int
+status_policy_of(struct cb_ctx *ctx, const char *name, struct cb_policy *p)
 {
 	struct policy_builder	b;
 	struct cb_err		err;
@@ -299,7 +287,7 @@ print_next(struct status_walk *w, const struct cb_policy *p)
 		fputs("- (closed: every call runs)\n", f);
 		break;
 	case STATE_OPEN:
-		retry_in(r, w->now, a, sizeof a);
+		status_retry_in(r, w->now, a, sizeof a);
 		local_time(r->open_until_ms, b, sizeof b);
 		if (strcmp(a, "now") == 0)
 			fprintf(f, "now (cool-down ended %s; the next call "
@@ -414,7 +402,7 @@ print_last_failure(struct status_walk *w)
 		return;
 	label(f, "Failed");
 	local_time(lf->at_ms, a, sizeof a);
-	ago(w->now, lf->at_ms, b, sizeof b);
+	status_ago(w->now, lf->at_ms, b, sizeof b);
 	took(lf->duration_ms, c, sizeof c);
 	fprintf(f, "%s (%s): ", a, b);
 	ended(f, lf->timed_out, (int)lf->signal, (int)lf->exit_code);
@@ -447,7 +435,7 @@ print_run_by(struct status_walk *w)
 	label(f, "Succeeded");
 	if (r->last_success_ms > 0) {
 		local_time(r->last_success_ms, a, sizeof a);
-		ago(w->now, r->last_success_ms, b, sizeof b);
+		status_ago(w->now, r->last_success_ms, b, sizeof b);
 		fprintf(f, "%s (%s)\n", a, b);
 	} else
 		fputs("never\n", f);
@@ -495,7 +483,7 @@ status_text_detail(struct status_walk *w, const char *name)
 
 	/* What the breaker last ran under, command line included (SPEC 7);
 	 * the config's guess for one that never ran. */
-	if (policy_of(w->ctx, name, &cfg) == -1)
+	if (status_policy_of(w->ctx, name, &cfg) == -1)
 		return -1;
 	breaker_policy(r, &cfg, &p);
 	fprintf(f, "%s%s%s %s%s%s - %s%s%s (epoch %llu)\n",
@@ -510,7 +498,7 @@ status_text_detail(struct status_walk *w, const char *name)
 	fprintf(f, "%s%s%s", w->colour ? state_colour[r->state] : "",
 	    record_state_name(r->state), w->colour ? C_RESET : "");
 	local_time(r->changed_at_ms, a, sizeof a);
-	ago(w->now, r->changed_at_ms, b, sizeof b);
+	status_ago(w->now, r->changed_at_ms, b, sizeof b);
 	fprintf(f, " since %s (%s)", a, b);
 	if (breaker_never_changed(r))
 		fputs(", when it was created", f);
@@ -551,7 +539,7 @@ status_text_detail(struct status_walk *w, const char *name)
 	label(f, "Last run");
 	if (r->last_run_at_ms > 0) {
 		local_time(r->last_run_at_ms, a, sizeof a);
-		ago(w->now, r->last_run_at_ms, b, sizeof b);
+		status_ago(w->now, r->last_run_at_ms, b, sizeof b);
 		took(r->last_duration_ms, c, sizeof c);
 		fprintf(f, "%s (%s): ", a, b);
 		/* 124 and 128+N are cbexec's words for a timeout and a
@@ -571,115 +559,4 @@ status_text_detail(struct status_walk *w, const char *name)
 	print_last_failure(w);
 	print_history(w);
 	return 0;
-}
-
-/*
- * The policy of a table row.  Every name that one config entry matches
- * (or that none does) has the same policy, so it is built once per entry,
- * not once per breaker: a million rows spent 40% of their time there.
- */
-static const struct cb_policy *
-row_policy(struct status_walk *w, const char *name)
-{
-	size_t	k;
-
-	if (w->pol == NULL) {
-		w->pol = xcalloc(w->ctx->cfg.nbreakers + 1, sizeof *w->pol);
-		w->polset = xcalloc(w->ctx->cfg.nbreakers + 1, 1);
-	}
-	k = config_entry(&w->ctx->cfg, name);
-	if (!w->polset[k]) {
-		if (policy_of(w->ctx, name, &w->pol[k]) == -1)
-			return NULL;
-		w->polset[k] = 1;
-	}
-	return &w->pol[k];
-}
-
-int
-status_text_add(struct status_walk *w, const char *name)
-{
-	const struct cb_record	*r = &w->rec;
-	const struct cb_policy	*cfg;
-	struct cb_policy	 p;
-	struct status_row		*row;
-
-	if ((cfg = row_policy(w, name)) == NULL)
-		return -1;
-	breaker_policy(r, cfg, &p);
-	if (w->nrows == w->caprows) {
-		w->caprows = w->caprows ? w->caprows * 2 : 64;
-		w->rows = xrealloc(w->rows, w->caprows * sizeof *w->rows);
-	}
-	row = &w->rows[w->nrows++];
-	row->name = xstrdup(esc(name));	/* a NAME: as it is (keys.c) */
-	row->st = r->state;
-	/* Opened by trip: maintenance, not an outage. */
-	snprintf(row->state, sizeof row->state, "%s%s",
-	    record_state_name(r->state), r->manual && r->state == STATE_OPEN ?
-	    " (manual)" : "");
-	breaker_progress(r, &p, w->now, row->failures, sizeof row->failures);
-	snprintf(row->calls, sizeof row->calls, "%llu",
-	    (unsigned long long)r->calls);
-	snprintf(row->rejected, sizeof row->rejected, "%llu",
-	    (unsigned long long)r->rejected);
-	/* CHANGED: "-" for a breaker that never made a transition. */
-	ago(w->now, breaker_never_changed(r) ? 0 : r->changed_at_ms,
-	    row->changed, sizeof row->changed);
-	retry_in(r, w->now, row->retry, sizeof row->retry);
-	return 0;
-}
-
-void
-status_text_table(struct status_walk *w)
-{
-	static const char	*hdr[] = { "NAME", "STATE", "FAILURES",
-	    "CALLS", "REJECTED", "CHANGED", "RETRY-IN" };
-	FILE			*f = w->out;
-	size_t			 i, wd[7];
-	struct status_row		*r;
-
-	for (i = 0; i < 7; i++)
-		wd[i] = strlen(hdr[i]);
-	for (i = 0; i < w->nrows; i++) {
-		r = &w->rows[i];
-		if (strlen(r->name) > wd[0])
-			wd[0] = strlen(r->name);
-		if (strlen(r->failures) > wd[2])
-			wd[2] = strlen(r->failures);
-		if (strlen(r->calls) > wd[3])
-			wd[3] = strlen(r->calls);
-		if (strlen(r->rejected) > wd[4])
-			wd[4] = strlen(r->rejected);
-		if (strlen(r->changed) > wd[5])
-			wd[5] = strlen(r->changed);
-		if (strlen(r->state) > wd[1])
-			wd[1] = strlen(r->state);
-	}
-	if (wd[1] < 9)
-		wd[1] = 9;
-	fprintf(f, "%-*s  %-*s  %-*s  %*s  %*s  %-*s  %s\n", (int)wd[0],
-	    hdr[0], (int)wd[1], hdr[1], (int)wd[2], hdr[2], (int)wd[3],
-	    hdr[3], (int)wd[4], hdr[4], (int)wd[5], hdr[5], hdr[6]);
-	for (i = 0; i < w->nrows; i++) {
-		r = &w->rows[i];
-		fprintf(f, "%-*s  %s%-*s%s  %-*s  %*s  %*s  %-*s  %s\n",
-		    (int)wd[0], r->name, w->colour ? state_colour[r->st] : "",
-		    (int)wd[1], r->state, w->colour ? C_RESET : "",
-		    (int)wd[2], r->failures, (int)wd[3], r->calls,
-		    (int)wd[4], r->rejected, (int)wd[5], r->changed,
-		    r->retry);
-	}
-}
-
-void
-status_text_free(struct status_walk *w)
-{
-	size_t	i;
-
-	for (i = 0; i < w->nrows; i++)
-		free(w->rows[i].name);
-	free(w->rows);
-	free(w->pol);
-	free(w->polset);
 }

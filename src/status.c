@@ -82,7 +82,7 @@ walk_cb(const char *key, size_t keylen, const uint8_t *data, size_t len,
 			goto fail;
 		break;
 	default:
-		if (status_text_add(w, name) == -1)
+		if (status_table_add(w, name) == -1)
 			goto fail;
 		break;
 	}
@@ -320,7 +320,7 @@ cmd_status_exec(struct cb_ctx *ctx, struct cmd_args *a)
 	else if (w.fmt == FMT_PROM)
 		status_prom_print(&w);
 	else if (w.fmt == FMT_TABLE && w.nrows > 0)
-		status_text_table(&w);
+		status_table_print(&w);
 	out_flush(w.ob);
 	/* An empty table says where it looked (SPEC 7); the formats for
 	 * programs say it their own way ([], no samples, no names). */
@@ -350,7 +350,7 @@ out:
 		cmd_warn("cannot write to standard output");
 		status = EXIT_FAIL;
 	}
-	status_text_free(&w);
+	status_table_free(&w);
 	status_prom_free(&w);
 	free(w.hit);
 	return status;

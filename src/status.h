@@ -62,9 +62,21 @@ struct status_walk {
  * free functions release what the adds kept.
  */
 int	status_text_detail(struct status_walk *, const char *name);
-int	status_text_add(struct status_walk *, const char *name);
-void	status_text_table(struct status_walk *);
-void	status_text_free(struct status_walk *);
+int	status_table_add(struct status_walk *, const char *name);
+void	status_table_print(struct status_walk *);
+void	status_table_free(struct status_walk *);
+
+/*
+ * Shared by the detail view and the table (status-text.c): "5m ago" (or
+ * "-" for then 0), the wait before the next probe ("23s", "-"), and the
+ * policy NAME's record would run under now (the config's, over which the
+ * record's snapshot lies; -1 after printing).
+ */
+void	status_ago(int64_t now, int64_t then, char *buf, size_t len);
+void	status_retry_in(const struct cb_record *, int64_t now, char *buf,
+	    size_t len);
+int	status_policy_of(struct cb_ctx *, const char *name,
+	    struct cb_policy *);
 
 void	status_json_begin(struct status_walk *);
 void	status_json_add(struct status_walk *, const char *name, size_t);

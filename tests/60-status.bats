@@ -155,6 +155,27 @@ load helper
 	assert_line --regexp '^maint +open \(manual\)  +0/5 +0 +0 +0s ago +1h$'
 }
 
+@test "the table marks the runs in flight that hold a slot: closed, 2 running" {
+	for i in 1 2; do
+		cb run job -o max_concurrent=3 -- sh -c 'touch "started.$0"; while [ ! -e release ]; do sleep 0.02; done' "$i" 3>&- &
+	done
+	wait_for test -e started.1 -a -e started.2
+	run -0 cb status
+	assert_line --regexp '^job +closed, 2 running +0/5 +0 +0 +- +-$'
+	touch release
+	wait
+	run -0 cb status
+	assert_line --regexp '^job +closed +0/5 +2 +0 +- +-$'
+	# A half-open probe in flight, too.
+	fail_n p 5
+	cb_at +61s run p -- sh -c 'touch probing; while [ ! -e release2 ]; do sleep 0.02; done' 3>&- &
+	wait_for test -e probing
+	run -0 cb status
+	assert_line --regexp '^p +half-open, 1 running '
+	touch release2
+	wait
+}
+
 @test "--names prints the names in order, one a line" {
 	ok_n charlie 1
 	ok_n alpha 1

@@ -24,6 +24,10 @@
 /* A cool-down this long or longer counts from the call's whole second. */
 #define BREAKER_BEAT_MS		10000
 
+/* Cron's drift: a call this early (or a tenth of the cool-down, if less)
+ * is the probe (SPEC 2). */
+#define BREAKER_DRIFT_MS	2000
+
 /* A version 2 record's refusal mark (record.c) was OUTCOME_REJECTED. */
 _Static_assert(OUTCOME_REJECTED == 5, "record.c V2_MARK_REJECTED");
 _Static_assert(OUTCOME_COUNT <= RECORD_MARK_OUTCOME + 1, "run mark bits");
@@ -203,10 +207,18 @@ refuse(struct cb_record *r, const struct cb_env *env, struct cb_ticket *t)
 	t->state = r->state;
 	t->epoch = r->epoch;
 	t->identity = r->identity;
-	if (r->state == STATE_OPEN)
+	t->opener_end_ms = 0;
+	if (r->state == STATE_OPEN) {
 		t->retry_in_ms = r->open_until_ms > env->now_ms ?
 		    r->open_until_ms - env->now_ms : 0;
-	else
+		/* open_until = max(start + c, end + c / 2) (open_for), the
+		 * call's end being the transition's time: the second when
+		 * open_until <= 2 end - start. */
+		t->open_until_ms = r->open_until_ms;
+		if (!r->manual && r->changed_at_ms > r->opened_at_ms &&
+		    r->open_until_ms <= 2 * r->changed_at_ms - r->opened_at_ms)
+			t->opener_end_ms = r->changed_at_ms;
+	} else
 		t->retry_in_ms = -1;
 	t->manual_on_open = r->state == STATE_OPEN && r->manual ?
 	    r->manual_on_open : MANUAL_ON_OPEN_NONE;
@@ -288,10 +300,10 @@ refuse_busy(struct cb_record *r, const struct cb_policy *p,
 /* Open: refuse, or move to half-open once the cool-down is over.
  * Returns 1 when the call was refused. */
 static int
-admit_open(struct cb_record *r, const struct cb_env *env,
-    struct cb_ticket *t, struct cb_effects *fx)
+admit_open(struct cb_record *r, const struct cb_policy *p,
+    const struct cb_env *env, struct cb_ticket *t, struct cb_effects *fx)
 {
-	int64_t	len;
+	int64_t	len, early;
 
 	/*
 	 * The clock may have stepped back since the breaker opened: it
@@ -304,7 +316,15 @@ admit_open(struct cb_record *r, const struct cb_env *env,
 		r->opened_at_ms = env->now_ms;
 		r->open_until_ms = env->now_ms + len;
 	}
-	if (env->now_ms < r->open_until_ms) {
+	/*
+	 * Cron starts drift by a second or two: a call that comes at most
+	 * min(2s, cool-down / 10) early is the probe (SPEC 2), not refused
+	 * for a whole period.  A window set by hand ends as asked.
+	 */
+	early = r->manual ? 0 : cooldown(r, p) / 10;
+	if (early > BREAKER_DRIFT_MS)
+		early = BREAKER_DRIFT_MS;
+	if (env->now_ms < r->open_until_ms - early) {
 		refuse(r, env, t);
 		return 1;
 	}
@@ -359,7 +379,7 @@ breaker_admit(struct cb_record *r, const struct cb_policy *p,
 	changed |= slot_leases_cap(r, env->now_ms);
 	changed |= running_reclaim(r, env, fx);
 
-	if (r->state == STATE_OPEN && admit_open(r, env, t, fx))
+	if (r->state == STATE_OPEN && admit_open(r, p, env, t, fx))
 		return 1;
 	if (r->state == STATE_HALF_OPEN && admit_half_open(r, p, env, t, fx))
 		return 1;

@@ -99,6 +99,11 @@ struct cb_ticket {
 	enum cb_state	state;
 	int64_t		retry_in_ms;
 	char		why[RECORD_REASON_MAX];
+	/* Refused open, its end set by the end of the call that opened it
+	 * (end + cool-down / 2, SPEC 2): that end, else 0; and the end of
+	 * the open state, open_until. */
+	int64_t		opener_end_ms;
+	int64_t		open_until_ms;
 	/* Refused in a manual window (trip): how its --on-open says the
 	 * refusal exits, MANUAL_ON_OPEN_*; NONE: the policy's on_open. */
 	uint8_t		manual_on_open;

@@ -22,18 +22,6 @@
 #define BUSY_MOST_MS	1000
 #define BUSY_LINE_MAX	1024
 
-/* "10:03:12", local time. */
-static void
-clock_of(int64_t ms, char *buf, size_t len)
-{
-	struct tm	tm;
-	time_t		t = (time_t)(ms / 1000);
-
-	if (localtime_r(&t, &tm) == NULL ||
-	    strftime(buf, len, "%H:%M:%S", &tm) == 0)
-		snprintf(buf, len, "?");
-}
-
 /* Append to line at *off, bounded; a line cut short stays a line. */
 static void __attribute__((format(printf, 3, 4)))
 add(char *line, size_t *off, const char *fmt, ...)
@@ -69,7 +57,7 @@ busy_refusal(struct cb_ctx *ctx, const char *name, const struct cb_ticket *t)
 	    t->max_running);
 	for (i = 0; i < t->nholders; i++) {
 		s = &t->holders[i];
-		clock_of(s->since_ms, at, sizeof at);
+		cmd_clock(s->since_ms, at, sizeof at);
 		add(line, &off, "%s", i == 0 ? " (" : ", ");
 		if (s->pid > 0)
 			add(line, &off, "pid %d", (int)s->pid);

@@ -119,7 +119,7 @@ job_group(struct cmd_call *c)
 void
 run_refusal(struct cb_ctx *ctx, const char *name, const struct cb_ticket *t)
 {
-	char	retry[32];
+	char	retry[32], end[32];
 
 	if (t->busy) {
 		busy_refusal(ctx, name, t);
@@ -127,7 +127,14 @@ run_refusal(struct cb_ctx *ctx, const char *name, const struct cb_ticket *t)
 	}
 	if (ctx->quiet)
 		return;
-	if (t->state == STATE_OPEN) {
+	if (t->state == STATE_OPEN && t->opener_end_ms != 0) {
+		/* Not a whole period from its start: say why (SPEC 2). */
+		cmd_clock(t->open_until_ms, retry, sizeof retry);
+		cmd_clock(t->opener_end_ms, end, sizeof end);
+		cmd_warnx("%s: circuit open, retry after %s: the run that "
+		    "opened it ended at %s (%s)", esc(name), retry, end,
+		    esc(t->why));
+	} else if (t->state == STATE_OPEN) {
 		cmd_format_wait(t->retry_in_ms, retry, sizeof retry);
 		cmd_warnx("%s: circuit open, retry in %s (%s)", esc(name),
 		    retry, esc(t->why));

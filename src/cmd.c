@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -326,4 +327,15 @@ void
 cmd_format_wait(int64_t ms, char *buf, size_t len)
 {
 	format_duration((ms + 999) / 1000 * 1000, buf, len);
+}
+
+void
+cmd_clock(int64_t ms, char *buf, size_t len)
+{
+	struct tm	tm;
+	time_t		t = (time_t)(ms / 1000);
+
+	if (localtime_r(&t, &tm) == NULL ||
+	    strftime(buf, len, "%H:%M:%S", &tm) == 0)
+		snprintf(buf, len, "?");
 }

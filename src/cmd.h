@@ -294,6 +294,8 @@ void		 ctx_free(struct cb_ctx *);
 
 /* A wait as users read it: whole seconds, rounded up ("23s", "4m10s"). */
 void	cmd_format_wait(int64_t, char *, size_t);
+/* A wall clock time of the day, "10:03:12", local. */
+void	cmd_clock(int64_t ms, char *, size_t);
 
 /* Who is acting, for manual transitions: the user name, or "uid N". */
 const char	*cmd_user(void);

@@ -113,7 +113,7 @@ at() {
 	assert_equal "$(json_field x state)" open
 	assert_equal "$(json_field x open_until)" 2026-01-01T10:35:00.000Z
 	assert_equal "$(json_field x opened_at)" 2026-01-01T10:31:00.000Z
-	run -75 at 10:34:59 run x -- true
+	run -75 at 10:34:57 run x -- true
 	# The next job of the schedule: a probe, which closes it.
 	run -0 at 10:35:00 run x -- true
 	assert_equal "$(json_field x state)" closed

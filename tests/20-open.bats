@@ -485,3 +485,27 @@ PROBE='touch started.$$; echo $$ >child.$$.pid; echo $PPID >holder.$$.pid; while
 	bg_wait 1
 	assert_equal "$(json_field x state)" closed
 }
+
+@test "cron's drift: a call up to 2s before the cool-down ends is the probe, not refused for a whole period" {
+	export TZ=UTC
+	run -1 cb_at '@2026-01-01 10:00:02' run x -o trip.failures=1 -o open_timeout=3m -- false
+	# Cron started the next tick at 10:03:01.4: the probe, which closes.
+	run -0 cb_at '@2026-01-01 10:03:01' run x -o trip.failures=1 -o open_timeout=3m -- true
+	assert_output --partial 'circuit closed'
+	# Earlier than that is still refused.
+	run -1 cb_at '@2026-01-01 11:00:02' run x -o trip.failures=1 -o open_timeout=3m -- false
+	run -75 cb_at '@2026-01-01 11:02:59' run x -o trip.failures=1 -o open_timeout=3m -- true
+}
+
+@test "a refusal whose end comes from the end of the run that opened it says so" {
+	export TZ=UTC
+	# A 45-second job (faketime's clock 100 times as fast), a 1m cool-down.
+	run -1 cb_at '@2026-01-01 07:00:01 x100' run api -o trip.failures=1 -o open_timeout=1m -- sh -c 'sleep 45; exit 1'
+	[[ $output =~ refusing\ runs\ until\ 07:01:(1[6-9]|2[0-9]) ]] || fail "$output"
+	run -75 cb_at '@2026-01-01 07:01:05' run api -- true
+	assert_output --regexp '^cbexec: api: circuit open, retry after 07:01:(1[6-9]|2[0-9]): the run that opened it ended at 07:00:(4[6-9]|5[0-9]) \(1 consecutive failure\)$'
+	# One that opened from its start says how long, as ever.
+	run -1 cb_at '@2026-01-01 08:00:01' run b -o trip.failures=1 -o open_timeout=1m -- false
+	run -75 cb_at '@2026-01-01 08:00:31' run b -- true
+	assert_output --regexp '^cbexec: b: circuit open, retry in 3[01]s \(1 consecutive failure\)$'
+}

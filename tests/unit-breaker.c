@@ -236,12 +236,13 @@ test_breaker_rejects_while_open(void)
 	CHECK_EQ(r.rejected, 1);
 	CHECK_EQ(r.last_used_ms, T0 + 1 * SEC);
 
-	env = env_at(T0 + 60000 - 1);
+	/* Refused until cron's drift of the end (2s for a 1m cool-down). */
+	env = env_at(T0 + 60000 - DRIFT(60000) - 1);
 	self = holder(2, T0 + HOUR);
 	memset(&fx, 0, sizeof fx);
 	CHECK_EQ(breaker_admit(&r, &p, &env, &self, &t, &fx), 1);
 	CHECK_EQ(t.admitted, 0);
-	CHECK_EQ(t.retry_in_ms, 1);
+	CHECK_EQ(t.retry_in_ms, DRIFT(60000) + 1);
 	CHECK_EQ(fx.ntrans, 0);
 	CHECK_EQ(r.rejected, 2);
 	CHECK_EQ(r.state, STATE_OPEN);
@@ -403,7 +404,8 @@ test_breaker_probe_failure_backs_off(void)
 		CHECK_EQ(fx.trans[0].from, STATE_HALF_OPEN);
 		CHECK_EQ(fx.trans[0].to, STATE_OPEN);
 		/* Refused until the new cool-down has passed. */
-		CHECK_EQ(admit_at(&r, &p, now + want[i] - 1, 99).admitted, 0);
+		CHECK_EQ(admit_at(&r, &p, now + want[i] - DRIFT(want[i]) - 1,
+		    99).admitted, 0);
 		now += want[i];
 	}
 
@@ -788,7 +790,7 @@ test_breaker_clock_backwards(void)
 	t = admit_at(&r, &p, back + SEC, 2);
 	CHECK_EQ(t.admitted, 0);
 	CHECK_EQ(t.retry_in_ms, 59000);
-	t = admit_at(&r, &p, back + 60000 - 1, 3);
+	t = admit_at(&r, &p, back + 60000 - DRIFT(60000) - 1, 3);
 	CHECK_EQ(t.admitted, 0);
 	t = admit_at(&r, &p, back + 60000, 4);
 	CHECK_EQ(t.admitted, 1);
@@ -2428,12 +2430,51 @@ test_breaker_cooldown_from_start(void)
 	CHECK_EQ(r.opened_at_ms, T0);
 	CHECK_EQ(r.changed_at_ms, T0 + 1200);
 	CHECK_EQ(r.open_until_ms, T0 + 4 * MIN);
-	t = admit_at(&r, &p, T0 + 4 * MIN - 1, 1);
+	t = admit_at(&r, &p, T0 + 4 * MIN - DRIFT(4 * MIN) - 1, 1);
 	CHECK_EQ(t.admitted, 0);
-	CHECK_EQ(t.retry_in_ms, 1);
+	CHECK_EQ(t.retry_in_ms, DRIFT(4 * MIN) + 1);
 	t = admit_at(&r, &p, T0 + 4 * MIN + 100, 2);
 	CHECK_EQ(t.admitted, 1);
 	CHECK_EQ(t.probe, 1);
+
+	/* Cron's drift: opened by a call started at :02.300 (a 3m cool-down
+	 * from its whole second, :02), the tick cron started at 3m:01.400 is
+	 * the probe, not refused for a whole period; 2.001s early is not. */
+	p.open_timeout_ms = 3 * MIN;
+	record_init(&r, T0);
+	fail_from(&r, &p, T0 + 2300, T0 + 2800, 1, 0);
+	CHECK_EQ(r.open_until_ms, T0 + 2 * SEC + 3 * MIN);
+	t = admit_at(&r, &p, T0 + 2 * SEC + 3 * MIN - 2001, 1);
+	CHECK_EQ(t.admitted, 0);
+	CHECK_EQ(t.opener_end_ms, 0);
+	t = admit_at(&r, &p, T0 + 3 * MIN + 1400, 2);
+	CHECK_EQ(t.admitted, 1);
+	CHECK_EQ(t.probe, 1);
+	/* A 10s cool-down: a tenth of it, 1s. */
+	p.open_timeout_ms = 10 * SEC;
+	record_init(&r, T0);
+	fail_from(&r, &p, T0, T0 + 100, 1, 0);
+	CHECK_EQ(admit_at(&r, &p, T0 + 10 * SEC - 1001, 1).admitted, 0);
+	CHECK_EQ(admit_at(&r, &p, T0 + 10 * SEC - 1000, 2).admitted, 1);
+	/* A window set by hand ends as asked. */
+	record_init(&r, T0);
+	{
+		struct cb_env	e = env_at(T0);
+
+		breaker_trip(&r, &p, &e, MIN, "maintenance", "alice", NULL);
+	}
+	CHECK_EQ(admit_at(&r, &p, T0 + MIN - 1, 1).admitted, 0);
+	/* A 45s job with a 1m cool-down: open until its end + 30s, and
+	 * the refusal says the end made it so. */
+	p.open_timeout_ms = MIN;
+	record_init(&r, T0);
+	fail_from(&r, &p, T0, T0 + 45 * SEC, 1, 0);
+	CHECK_EQ(r.open_until_ms, T0 + 75 * SEC);
+	t = admit_at(&r, &p, T0 + 60 * SEC, 1);
+	CHECK_EQ(t.admitted, 0);
+	CHECK_EQ(t.opener_end_ms, T0 + 45 * SEC);
+	CHECK_EQ(t.retry_in_ms, 15 * SEC);
+	p.open_timeout_ms = 4 * MIN;
 
 	/* The start unknown: from the end, as before. */
 	record_init(&r, T0);

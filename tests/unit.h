@@ -20,6 +20,8 @@ struct cb_record;
 #define SEC		1000LL
 #define MIN		(60 * SEC)
 #define HOUR		(60 * MIN)
+/* Cron's drift admitted early as the probe (SPEC 2): min(2s, cool-down / 10). */
+#define DRIFT(c)	((c) / 10 < 2 * SEC ? (c) / 10 : 2 * SEC)
 #define DAY		(24 * HOUR)
 
 extern int	unit_passed;

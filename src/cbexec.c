@@ -97,6 +97,7 @@ main(int argc, char **argv)
 	struct cb_ctx			 ctx;
 	struct cmd_args			 args;
 	const struct cmd_entry		*e;
+	const char			*near;
 	int				 ch, r, status, want_version = 0;
 
 	if (std_fds() == -1) {
@@ -155,7 +156,11 @@ main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if ((e = cmd_find(argv[optind])) == NULL) {
-		cmd_warnx("unknown command '%s'", argv[optind]);
+		if ((near = cmd_nearest(argv[optind])) != NULL)
+			cmd_warnx("unknown command '%s' (did you mean %s?)",
+			    argv[optind], near);
+		else
+			cmd_warnx("unknown command '%s'", argv[optind]);
 		usage(stderr);
 		return EXIT_USAGE;
 	}

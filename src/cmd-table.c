@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "hint.h"
 
 static const struct cmd_opt help_grammar[] = {
 	{ "options",	0, 'o', no_argument },
@@ -99,4 +100,16 @@ cmd_find(const char *name)
 		if (strcmp((*e)->name, name) == 0)
 			return *e;
 	return NULL;
+}
+
+const char *
+cmd_nearest(const char *name)
+{
+	const struct cmd_entry *const	*e;
+	struct hint			 h;
+
+	hint_init(&h);
+	for (e = cmd_table; *e != NULL; e++)
+		hint_offer(&h, name, (*e)->name);
+	return hint_best(&h, name);
 }

@@ -59,6 +59,7 @@ cmd_bad(const struct cmd_entry *e, const char *fmt, ...)
 		va_end(ap);
 	}
 	(void)cmd_usage(e, 0);
+	(void)fprintf(stderr, "Try 'cbexec help %s' for more.\n", e->name);
 	return -1;
 }
 

@@ -156,6 +156,8 @@ struct cmd_entry {
 
 extern const struct cmd_entry	*const cmd_table[];
 const struct cmd_entry		*cmd_find(const char *);
+/* The command nearest to an unknown name ("stauts": status), or NULL. */
+const char			*cmd_nearest(const char *);
 
 /*
  * Parse argv (argv[0] the command's name) by e's grammar into a.  Returns

@@ -69,6 +69,7 @@ config_free(struct cb_config *cfg)
 	free(cfg->redis_prefix);
 	for (i = 0; i < cfg->nsearched; i++)
 		free(cfg->searched[i]);
+	free(cfg->unreachable);
 	if (cfg->on_transition != NULL) {
 		for (i = 0; cfg->on_transition[i] != NULL; i++)
 			free(cfg->on_transition[i]);
@@ -482,7 +483,12 @@ load_path(const char *path, int required, struct cb_config *cfg,
 	int		 rc;
 
 	if ((rc = conftext_read(path, required, &text, &len,
-	    &cfg->content_hash, err)) != 1) {
+	    &cfg->content_hash, err)) == 3) {
+		if (cfg->unreachable == NULL)
+			cfg->unreachable = xstrdup(path);
+		return 0;
+	}
+	if (rc != 1) {
 		/* What cannot be read names the state of nothing. */
 		if (rc == -1)
 			cfg->path = xstrdup(path);

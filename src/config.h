@@ -90,6 +90,9 @@ struct cb_config {
 					 * tried, in order, up to the one
 					 * found (CONFIG_SEARCHED only) */
 	size_t			 nsearched;
+	char			*unreachable;	/* a searched path behind a
+					 * directory we may not search,
+					 * taken as not there; or NULL */
 	unsigned int		 top_line[CONFIG_TOP_MAX];	/* see
 					 * config_line() */
 };

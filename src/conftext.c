@@ -50,6 +50,32 @@ is_null_device(const struct stat *st)
 	    S_ISCHR(null.st_mode) && st->st_rdev == null.st_rdev;
 }
 
+/*
+ * Open path without blocking (a FIFO or a device must not hang every job
+ * until something writes to it; only a regular file is read).  Symbolic
+ * links are followed (/etc/cbexec.conf may be one, kept elsewhere).
+ * Returns 1 with *fd, or conftext_read's 0, 3 or -1.
+ */
+static int
+conftext_open(const char *path, int required, int *fd, struct cb_err *err)
+{
+	struct stat	st;
+
+	if ((*fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY |
+	    O_NONBLOCK)) != -1)
+		return 1;
+	if (!required && (errno == ENOENT || errno == ENOTDIR))
+		return 0;
+	/* Behind a directory we may not search (HOME left at /root by
+	 * setpriv or su): not there for us, unlike a file we may see but
+	 * not read. */
+	if (!required && errno == EACCES && stat(path, &st) == -1 &&
+	    errno == EACCES)
+		return 3;
+	err_set(err, "cannot open config '%s': %s", path, strerror(errno));
+	return -1;
+}
+
 int
 conftext_read(const char *path, int required, char **out, size_t *outlen,
     uint64_t *hash, struct cb_err *err)
@@ -58,21 +84,10 @@ conftext_read(const char *path, int required, char **out, size_t *outlen,
 	char		*text;
 	size_t		 len = 0, cap;
 	ssize_t		 n;
-	int		 fd;
+	int		 fd, rc;
 
-	/*
-	 * O_NONBLOCK: a FIFO (or a device) must not hang every job until
-	 * something writes to it; only a regular file is read.  Symbolic
-	 * links are followed (/etc/cbexec.conf may be one, kept elsewhere).
-	 */
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY |
-	    O_NONBLOCK)) == -1) {
-		if (!required && (errno == ENOENT || errno == ENOTDIR))
-			return 0;
-		err_set(err, "cannot open config '%s': %s", path,
-		    strerror(errno));
-		return -1;
-	}
+	if ((rc = conftext_open(path, required, &fd, err)) != 1)
+		return rc;
 	if (fstat(fd, &st) == -1) {
 		err_set(err, "cannot read config '%s': %s", path,
 		    strerror(errno));

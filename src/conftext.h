@@ -24,7 +24,8 @@
  * CONFTEXT_MAX, one owned by neither us nor root (its hooks run as us),
  * and as root one that group or others may write.  Returns 1, 0 when a
  * file not required does not exist, 2 when path is the null device (no
- * config file), or -1 with err filled.
+ * config file), 3 when a file not required is behind a directory the
+ * user may not search (so not there for it), or -1 with err filled.
  */
 int	conftext_read(const char *path, int required, char **out,
 	    size_t *outlen, uint64_t *hash, struct cb_err *err);

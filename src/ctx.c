@@ -88,10 +88,17 @@ config_report(struct cb_ctx *ctx)
 int
 cmd_config(struct cb_ctx *ctx)
 {
+	static int	said;
+
 	if (ctx_config_load(ctx, NULL) == -1) {
 		config_report(ctx);
 		return -1;
 	}
+	/* A default path we may not reach is no problem, but say it. */
+	if (ctx->verbose && ctx->cfg.unreachable != NULL && !said++)
+		cmd_warnx("config '%s' is behind a directory this user may "
+		    "not search (is HOME another user's?); taken as not there",
+		    ctx->cfg.unreachable);
 	if (ctx->cfg_broken && !ctx->cfg_reported) {
 		config_report(ctx);
 		cmd_config_log(ctx);

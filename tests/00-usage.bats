@@ -6,6 +6,16 @@
 
 load helper
 
+@test "a mistyped command gets the nearest one; a bare run says where the help is" {
+	run -2 --separate-stderr cb stauts
+	assert_equal "${stderr_lines[0]}" "cbexec: unknown command 'stauts' (did you mean status?)"
+	run -2 --separate-stderr cb bogus
+	assert_equal "${stderr_lines[0]}" "cbexec: unknown command 'bogus'"
+	run -125 --separate-stderr cb run
+	[[ ${stderr_lines[0]} == "usage: cbexec run NAME "* ]] || fail "$stderr"
+	assert_equal "${stderr_lines[1]}" "Try 'cbexec help run' for more."
+}
+
 @test "--help exits 0 and lists the commands" {
 	run -0 cb --help
 	assert_output --partial run

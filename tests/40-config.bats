@@ -370,12 +370,40 @@ exit_code_in() {
 
 @test "log = stderr prints transitions on stderr, log = none prints nothing" {
 	config 'log = "stderr";'
-	run -0 cb trip x
-	assert_output --partial x
-	assert_output --partial open
+	run -0 --separate-stderr cb trip x
+	assert_equal "$stderr" "cbexec: x: closed -> open (manual trip by $(id -un))"
 	config 'log = "none";'
-	run -0 cb trip y
-	assert_output ''
+	run -0 --separate-stderr cb trip y
+	assert_equal "$stderr" ''
+}
+
+@test "a default config path behind a directory the user may not search is not there: no problem, said with -v" {
+	[ "$(id -u)" = 0 ] || skip "needs root (setpriv)"
+	id nobody >/dev/null 2>&1 || skip "no user nobody"
+	# HOME left at root's by setpriv, as su without - leaves it.
+	d=$(mktemp -d /tmp/cbexec-home.XXXXXX)
+	mkdir -p "$d/root/.config/cbexec"
+	: >"$d/root/.config/cbexec/cbexec.conf"
+	chmod 0700 "$d/root"
+	chmod 0755 "$d"
+	mkdir -m 1777 "$d/s"
+	unshare -m true 2>/dev/null || skip "no mount namespace"
+	# The host's /etc/cbexec.conf, if any, is none here (the null
+	# device: no config file).
+	as() {
+		unshare -m sh -c '[ ! -e /etc/cbexec.conf ] ||
+		    mount --bind /dev/null /etc/cbexec.conf || exit 99
+		    exec "$@"' sh \
+		    setpriv --reuid nobody --regid nogroup --clear-groups \
+		    env -u CBEXEC_CONFIG -u XDG_CONFIG_HOME HOME="$d/root" \
+		    CBEXEC_STATE="$d/s/state.mdb" "$CBEXEC" "$@"
+	}
+	run -0 --separate-stderr as run x -- true
+	assert_equal "$stderr" ''
+	run -0 --separate-stderr as -v run x -- true
+	assert_equal "${stderr_lines[0]}" "cbexec: config '$d/root/.config/cbexec/cbexec.conf' is behind a directory this user may not search (is HOME another user's?); taken as not there"
+	run -0 --separate-stderr as config check
+	rm -rf "$d"
 }
 
 @test "an unknown -o key suggests the nearest, as the config file's errors do" {

@@ -213,9 +213,25 @@ int	cmd_config(struct cb_ctx *);
  * 0, or returns -1 with err (may be NULL) saying why there is none.
  */
 int		 ctx_state(struct cb_ctx *, struct cb_err *);
+
+/*
+ * The shared system state (SPEC section 10): root's, and that of the
+ * members of the group cbexec, whose new files there get mode 0660.
+ */
+#define STATE_SYSTEM_DIR	"/var/lib/cbexec"
+#define STATE_SYSTEM		STATE_SYSTEM_DIR "/state.mdb"
+#define STATE_GROUP		"cbexec"
 /* ctx->state for a command: NULL after printing (the config's problems
  * and why there is no state, once). */
 const char	*cmd_state_path(struct cb_ctx *);
+/*
+ * Is the shared state's directory (/var/lib/cbexec, of group cbexec, which
+ * only its members may search) there while this process, not root and
+ * not of the group, uses another state?
+ * An exporter run as a user outside the group then exports nothing
+ * (SPEC 7).  Sets *who to the user's name (static storage).
+ */
+int		 cmd_state_outside(struct cb_ctx *, const char **who);
 
 /*
  * Open the store once, of the kind ctx_state decided.  Returns it, or NULL

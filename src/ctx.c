@@ -106,13 +106,6 @@ cmd_config(struct cb_ctx *ctx)
 	return 0;
 }
 
-/*
- * The shared system state (SPEC section 10): root's, and that of the
- * members of the group cbexec, whose new files there get mode 0660.
- */
-#define STATE_SYSTEM_DIR	"/var/lib/cbexec"
-#define STATE_SYSTEM		STATE_SYSTEM_DIR "/state.mdb"
-#define STATE_GROUP		"cbexec"
 
 /*
  * The group cbexec's id, looked up once (NSS may load modules and open
@@ -199,6 +192,26 @@ state_split(void)
 		found = groups[i] == st.st_gid;
 	free(groups);
 	return found;
+}
+
+int
+cmd_state_outside(struct cb_ctx *ctx, const char **who)
+{
+	static char	 name[64];
+	struct passwd	*pw;
+	struct stat	 st;
+
+	if ((pw = getpwuid(getuid())) != NULL && pw->pw_name != NULL)
+		snprintf(name, sizeof name, "%s", pw->pw_name);
+	else
+		snprintf(name, sizeof name, "uid %u", (unsigned)getuid());
+	*who = name;
+	return geteuid() != 0 && ctx->state != NULL &&
+	    strcmp(ctx->state, STATE_SYSTEM) != 0 &&
+	    stat(STATE_SYSTEM_DIR, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    st.st_gid != 0 &&
+	    state_group() == (long long)st.st_gid &&
+	    !state_in_group(st.st_gid);
 }
 
 /* Say once that the state split (state_split), with the fix. */

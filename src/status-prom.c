@@ -321,6 +321,15 @@ status_prom_print(struct status_walk *w)
 		OUT_LIT(w->ob, "cbexec_config_ok 0\n");
 	else
 		OUT_LIT(w->ob, "cbexec_config_ok 1\n");
+	/* SPEC 7: an exporter outside the group cbexec exports nothing. */
+	prom_family(w->ob, "cbexec_state_readable", "gauge",
+	    "0 when the shared state /var/lib/cbexec/state.mdb is there but "
+	    "not readable to this user (not in group cbexec) and the state "
+	    "shown is empty, else 1.");
+	if (w->unreadable_shared)
+		OUT_LIT(w->ob, "cbexec_state_readable 0\n");
+	else
+		OUT_LIT(w->ob, "cbexec_state_readable 1\n");
 }
 
 void

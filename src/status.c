@@ -278,6 +278,7 @@ cmd_status_exec(struct cb_ctx *ctx, struct cmd_args *a)
 	size_t			 i;
 	int			 status = EXIT_OK;
 	int			 unreadable_only = 0;
+	const char		*who;
 
 	memset(&w, 0, sizeof w);
 	w.ctx = ctx;
@@ -315,6 +316,15 @@ cmd_status_exec(struct cb_ctx *ctx, struct cmd_args *a)
 		status = EXIT_FAIL;
 		goto out;
 	}
+	/* An exporter outside the group, exporting nothing (SPEC 7). */
+	if (w.npats == 0 && w.n == 0 && w.unreadable == 0 &&
+	    cmd_state_outside(ctx, &who)) {
+		w.unreadable_shared = 1;
+		if (!ctx->quiet)
+			cmd_warnx("%s is not readable to user %s (not in group "
+			    "%s); showing its private state, which is empty",
+			    STATE_SYSTEM, who, STATE_GROUP);
+	}
 	if (w.fmt == FMT_JSON)
 		status_json_end(&w);
 	else if (w.fmt == FMT_PROM)
@@ -325,9 +335,10 @@ cmd_status_exec(struct cb_ctx *ctx, struct cmd_args *a)
 	/* An empty table says where it looked (SPEC 7); the formats for
 	 * programs say it their own way ([], no samples, no names). */
 	if (w.fmt == FMT_TABLE && w.npats == 0 && w.n == 0 &&
-	    w.unreadable == 0 && !ctx->quiet)
-		cmd_warnx("no breakers in %s", ctx->state_redis ?
-		    "the Redis store" : ctx->state);
+	    w.unreadable == 0 && !w.unreadable_shared && !ctx->quiet)
+		cmd_warnx("no breakers in %s; 'cbexec run NAME -- COMMAND' "
+		    "makes one", ctx->state_redis ? "the Redis store" :
+		    ctx->state);
 	for (i = 0; i < (size_t)w.npats; i++) {
 		if (!w.hit[i] && !has_glob(w.pats[i])) {
 			cmd_warnx("no such breaker '%s'", w.pats[i]);

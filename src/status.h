@@ -35,6 +35,9 @@ struct status_walk {
 	FILE			 *out;
 	int			  colour;	/* ANSI colour on out */
 	int			  utf8;		/* UTF-8 marks */
+	int			  unreadable_shared;	/* the shared state is
+					 * there, not ours to read, and what we
+					 * show is empty (SPEC 7) */
 	char			**pats;
 	int			  npats;
 	int			 *hit;		/* per pattern */

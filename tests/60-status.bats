@@ -121,12 +121,12 @@ load helper
 @test "status on a state with no breakers says where it looked, on stderr, and exits 0" {
 	run --separate-stderr -0 cb status
 	assert_equal "$output" ''
-	assert_equal "$stderr" "cbexec: no breakers in $CBEXEC_STATE"
+	assert_equal "$stderr" "cbexec: no breakers in $CBEXEC_STATE; 'cbexec run NAME -- COMMAND' makes one"
 	# Made and emptied: the same.
 	ok_n x 1
 	run -0 cb forget x
 	run --separate-stderr -0 cb status
-	assert_equal "$stderr" "cbexec: no breakers in $CBEXEC_STATE"
+	assert_equal "$stderr" "cbexec: no breakers in $CBEXEC_STATE; 'cbexec run NAME -- COMMAND' makes one"
 	run --separate-stderr -0 cb -q status
 	assert_equal "$stderr" ''
 	# The formats for programs say it their own way, and nothing more.

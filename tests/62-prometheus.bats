@@ -41,9 +41,10 @@ promtool_ok() {
 	prom
 	promtool_ok m.prom
 	run -0 grep -c '^# TYPE ' m.prom
-	assert_output 14
+	assert_output 15
 	run -0 grep -v '^#' m.prom
-	assert_output 'cbexec_config_ok 1'
+	assert_output 'cbexec_config_ok 1
+cbexec_state_readable 1'
 }
 
 @test "every family has HELP and TYPE lines, and the documented type" {

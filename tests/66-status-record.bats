@@ -220,6 +220,66 @@ e 2 0 7"
 	assert_output --partial 'SUCCESS'
 }
 
+@test "the README's rules on two hosts sharing a name: each host's own outage, maintenance, success and export" {
+	command -v promtool >/dev/null || skip "no promtool"
+	awk '/^    groups:/,/^$/ { sub(/^    /, ""); print }' "$BATS_TEST_DIRNAME/../README.md" >rules.yml
+	cat >t.yml <<'YAML'
+rule_files: [rules.yml]
+evaluation_interval: 1m
+tests:
+  - interval: 1m
+    input_series:
+      # Host a: api tripped by hand (maintenance); b: api open by itself.
+      - series: 'cbexec_breaker_state{instance="a",name="api",state="open"}'
+        values: '1x1700'
+      - series: 'cbexec_manual{instance="a",name="api"}'
+        values: '1x1700'
+      - series: 'cbexec_breaker_state{instance="b",name="api",state="open"}'
+        values: '1x1700'
+      - series: 'cbexec_manual{instance="b",name="api"}'
+        values: '0x1700'
+      # sync: host a succeeds every minute, host b never ran it.
+      - series: 'cbexec_last_success_timestamp_seconds{instance="a",name="sync"}'
+        values: '60+60x1700'
+      - series: 'cbexec_last_run_timestamp_seconds{instance="a",name="sync"}'
+        values: '60+60x1700'
+      - series: 'cbexec_last_success_timestamp_seconds{instance="b",name="sync"}'
+        values: '0x1700'
+      - series: 'cbexec_last_run_timestamp_seconds{instance="b",name="sync"}'
+        values: '0x1700'
+      # b's export runs outside the group; a's textfile stopped at 10m.
+      - series: 'cbexec_state_readable{instance="a"}'
+        values: '1x1700'
+      - series: 'cbexec_state_readable{instance="b"}'
+        values: '0x1700'
+      - series: 'node_textfile_mtime_seconds{instance="a",file="/var/lib/prometheus/node-exporter/cbexec.prom"}'
+        values: '0+60x10 600x1690'
+      - series: 'node_textfile_mtime_seconds{instance="b",file="/var/lib/prometheus/node-exporter/cbexec.prom"}'
+        values: '0+60x1700'
+    alert_rule_test:
+      - eval_time: 40m
+        alertname: CircuitOpen
+        exp_alerts:
+          - exp_labels: {instance: b, name: api, state: open}
+            exp_annotations: {summary: "api: circuit open for 30m"}
+      - eval_time: 26h
+        alertname: NoSuccessForADay
+        exp_alerts: []
+      - eval_time: 30m
+        alertname: CbexecStateUnreadable
+        exp_alerts:
+          - exp_labels: {instance: b}
+            exp_annotations: {summary: "b: the cbexec export is not in group cbexec and exports nothing"}
+      - eval_time: 30m
+        alertname: CbexecExportStale
+        exp_alerts:
+          - exp_labels: {instance: a, file: /var/lib/prometheus/node-exporter/cbexec.prom}
+            exp_annotations: {summary: "a: cbexec.prom not rewritten for 5 minutes"}
+YAML
+	run -0 promtool test rules t.yml
+	assert_output --partial SUCCESS
+}
+
 @test "11.8: the README's CircuitOpen alert fires for an outage, not for a manual trip" {
 	command -v promtool >/dev/null || skip "no promtool"
 	awk '/^    groups:/,/^$/ { sub(/^    /, ""); print }' "$BATS_TEST_DIRNAME/../README.md" >rules.yml

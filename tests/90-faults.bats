@@ -162,7 +162,7 @@ fill_disk() {
 @test "an empty state file is a new store: status shows nothing and writes nothing, run uses it" {
 	: >"$CBEXEC_STATE"
 	run -0 cb status
-	assert_output "cbexec: no breakers in $CBEXEC_STATE"
+	assert_output "cbexec: no breakers in $CBEXEC_STATE; 'cbexec run NAME -- COMMAND' makes one"
 	assert [ ! -s "$CBEXEC_STATE" ]
 	run -0 cb run x -- true
 	run -0 json_field x calls

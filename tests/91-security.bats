@@ -565,6 +565,51 @@ EOS
 	assert_line --regexp "^state_mode +\"0660\" +built-in, for group cbexec's shared state$"
 }
 
+@test "an exporter outside group cbexec is told the shared state is not its to read, and exports cbexec_state_readable 0" {
+	need_root
+	command -v unshare >/dev/null || skip "no unshare"
+	id daemon >/dev/null 2>&1 || skip "no user daemon"
+	gid=64000
+	while getent group "$gid" >/dev/null; do gid=$((gid + 1)); done
+	# A group database of our own: the host's group cbexec, if any, is
+	# not this test's.
+	grep -v '^cbexec:' /etc/group >"$T/group"
+	echo "cbexec:x:$gid:" >>"$T/group"
+	cat >"$T/ns.sh" <<'EOS'
+		mount --make-rprivate / && mount -t tmpfs tmpfs /var/lib &&
+		    mount -t tmpfs -o mode=1777 tmpfs /var/tmp &&
+		    mount --bind "$T/group" /etc/group || exit 99
+		mkdir /var/lib/cbexec && chown root:cbexec /var/lib/cbexec &&
+		    chmod 3770 /var/lib/cbexec || exit 98
+		unset CBEXEC_STATE CBEXEC_CONFIG XDG_STATE_HOME XDG_CONFIG_HOME
+		"$CBEXEC" -c /dev/null run api -- true || exit 97
+		as_daemon() {
+			setpriv --reuid daemon --regid daemon --clear-groups \
+			    env HOME=/nonexistent "$CBEXEC" -c /dev/null "$@"
+		}
+		as_daemon status --prometheus >"$T/prom" 2>"$T/prom.err"
+		echo "prom $?"
+		as_daemon status 2>"$T/table.err"
+		as_daemon run own -- true
+		as_daemon status --prometheus >"$T/prom2" 2>"$T/prom2.err"
+EOS
+	T=$T run -0 unshare -m bash "$T/ns.sh"
+	assert_line "prom 0"
+	want="cbexec: /var/lib/cbexec/state.mdb is not readable to user daemon (not in group cbexec); showing its private state, which is empty"
+	run -0 cat "$T/prom.err"
+	assert_output "$want"
+	run -0 cat "$T/table.err"
+	assert_output "$want"
+	run -0 cat "$T/prom"
+	assert_line 'cbexec_state_readable 0'
+	assert_line 'cbexec_config_ok 1'
+	refute_output --partial 'name="api"'
+	# Its own breakers: a private state that is no surprise.
+	run -0 cat "$T/prom2.err"
+	assert_output ''
+	run -0 grep -c '^cbexec_state_readable 1$' "$T/prom2"
+}
+
 @test "a planted snapshot out of range (time policy, trip.failures 0, 1000 failure times) is a corrupt record under a broken config: named, never used, never rewritten" {
 	run -0 cb run victim -- true
 	plant_record victim policy.trip_policy=2 policy.trip_failures=0 \

@@ -81,7 +81,8 @@ setup() {
 	run -0 grep -x 'ExecStart=/usr/bin/cbexec status --prometheus --output /var/lib/prometheus/node-exporter/cbexec.prom' \
 	    "$ex/cbexec-prometheus.service"
 	run -0 grep -x 'SupplementaryGroups=cbexec' "$ex/cbexec-prometheus.service"
-	run -0 grep -x 'OnUnitActiveSec=15s' "$ex/cbexec-prometheus.timer"
+	# Every 15 seconds, off the second cron starts the jobs in.
+	run -0 grep -Fx 'OnCalendar=*:*:07/15' "$ex/cbexec-prometheus.timer"
 	run -0 grep -x 'WantedBy=timers.target' "$ex/sync-orders.timer"
 	# The textfile the service writes is what node_exporter reads.
 	CBEXEC_STATE=$T/s.mdb run -0 "$T/x/usr/bin/cbexec" run warehouse-api -- true

@@ -91,6 +91,7 @@ breaker_snapshot(struct cb_record *r, const struct cb_policy *p)
 	s->on_open = (uint8_t)p->on_open;
 	s->on_busy = (uint8_t)p->on_busy;
 	s->open_exit_code = (uint8_t)p->open_exit_code;
+	s->expect_every_ms = p->expect_every_ms;
 }
 
 /* What a whole snapshot adds to the version 3 part (breaker_policy). */
@@ -139,6 +140,7 @@ breaker_policy(const struct cb_record *r, const struct cb_policy *base,
 	out->half_open_max_calls = s->half_open_max_calls;
 	out->timeout_ms = s->timeout_ms;
 	out->max_concurrent = s->max_concurrent;
+	out->expect_every_ms = s->expect_every_ms;
 	if (!s->full)
 		return 1;
 	policy_full(s, out);
@@ -146,6 +148,21 @@ breaker_policy(const struct cb_record *r, const struct cb_policy *base,
 }
 
 /* What `status` shows of a record (breaker.h). */
+
+int64_t
+breaker_overdue(const struct cb_record *r, const struct cb_policy *p,
+    int64_t now)
+{
+	int64_t	since;
+
+	if (p->expect_every_ms <= 0)
+		return 0;
+	since = r->last_success_ms > 0 ? r->last_success_ms :
+	    r->created_at_ms;
+	if (now - since <= p->expect_every_ms)
+		return 0;
+	return now - since - p->expect_every_ms;
+}
 
 enum cb_mark
 breaker_mark(uint8_t m)

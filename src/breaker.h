@@ -210,6 +210,14 @@ int	breaker_removable(const struct cb_record *, const struct cb_env *);
  */
 int64_t	breaker_last_used(const struct cb_record *);
 
+/*
+ * How long r has been overdue at now, in ms: the time past expect_every
+ * since its last success (or its creation, if it never succeeded); 0 when
+ * it is not, or p expects nothing (SPEC 7).
+ */
+int64_t	breaker_overdue(const struct cb_record *, const struct cb_policy *,
+	    int64_t now);
+
 /* Is this probe or run slot's holder live at env->now_ms (lease capped at
  * its length, holder not dead)?  For status's `running`. */
 int	breaker_slot_live(const struct cb_slot *, const struct cb_env *);

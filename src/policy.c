@@ -115,6 +115,10 @@ static const struct key_def keys[PK_COUNT] = {
 	[PK_RETRY_DELAY] = { "retry_delay", KT_DURATION, P(retry_delay_ms),
 	    "1s", 0, POLICY_MAX_RETRY_DELAY,
 	    .help = "the first retry's delay, doubled at each retry" },
+	[PK_EXPECT_EVERY] = { "expect_every", KT_DURATION, P(expect_every_ms),
+	    "none", 0, .none = 1,
+	    .help = "a success is expected at least this often; later, the "
+	    "breaker is overdue" },
 };
 
 /* KT_ENUM and KT_PRESET values are stored through an int. */

@@ -83,6 +83,10 @@ struct cb_policy {
 	uint32_t		max_concurrent;	/* run slots (SPEC 2b), 0 */
 	enum cb_on_open		on_busy;	/* no run slot free */
 	int			preset;		/* policy_presets index, -1 */
+
+	int64_t			expect_every_ms;	/* a success is due
+						 * this often (SPEC 7); 0:
+						 * none */
 };
 
 /* The policy keys, in the order `config show` prints them. */
@@ -116,6 +120,7 @@ enum policy_key {
 	PK_OPEN_EXIT_CODE,
 	PK_RETRIES,
 	PK_RETRY_DELAY,
+	PK_EXPECT_EVERY,
 	PK_COUNT
 };
 

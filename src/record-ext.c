@@ -62,14 +62,42 @@ job_get(struct reader *rd, struct cb_record *r)
 		r->running[i].job = take_u64(rd);
 }
 
+/* ---- RECORD_TAG_EXPECT: expect_every's snapshot (SPEC 7) --------------- */
+
+static int
+expect_has(const struct cb_record *r)
+{
+	return r->policy.expect_every_ms != 0;
+}
+
+/* U ms: more than 0, within the key's own bounds. */
+static void
+expect_put(const struct cb_record *r, struct cb_buf *b)
+{
+	put_uv(b, (uint64_t)r->policy.expect_every_ms);
+}
+
+static void
+expect_get(struct reader *rd, struct cb_record *r)
+{
+	uint64_t	v = take_uv(rd);
+
+	if (v == 0 || v > INT64_MAX ||
+	    !policy_int_in_range(PK_EXPECT_EVERY, (long long)v))
+		take_bad(rd, "expect_every out of range");
+	else
+		r->policy.expect_every_ms = (int64_t)v;
+}
+
 /* ---- the table ---------------------------------------------------------- */
 
 /* Ascending by tag.  RECORD_TAG_RATE, RECORD_TAG_RATE_POLICY,
- * RECORD_TAG_OUTAGE, RECORD_TAG_EXPECT and RECORD_TAG_OUTPUT are reserved
- * (record.h): a record holding one is a
- * newer cbexec's until their rows are here. */
+ * RECORD_TAG_OUTAGE and RECORD_TAG_OUTPUT are reserved (record.h): a
+ * record holding one is a newer cbexec's until their rows are here. */
 static const struct ext_field fields[] = {
 	{ RECORD_TAG_JOB, "job markers", job_has, job_put, job_get },
+	{ RECORD_TAG_EXPECT, "expect_every", expect_has, expect_put,
+	    expect_get },
 };
 #define NFIELDS	(sizeof fields / sizeof fields[0])
 

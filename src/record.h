@@ -116,6 +116,8 @@ struct cb_snapshot {
 	uint8_t		on_open;	/* enum cb_on_open */
 	uint8_t		on_busy;
 	uint8_t		open_exit_code;
+	/* Since version 5, tag RECORD_TAG_EXPECT (0: none). */
+	int64_t		expect_every_ms;
 };
 
 /* Who ran the last run (SPEC 7): never its arguments, which may hold

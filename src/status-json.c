@@ -15,6 +15,7 @@
 #include "out.h"
 #include "preset.h"
 #include "record.h"
+#include "name.h"
 #include "status.h"
 
 /* Members the writer has no macro for: a bool and a double. */
@@ -258,6 +259,10 @@ json_policy_object(struct json_writer *jw, const struct cb_snapshot *s)
 	jw_object_string_or_null(jw, "preset", preset != NULL ? preset : "");
 	jw_object_u64(jw, "max_concurrent", s->max_concurrent);
 	json_policy4(jw, s);
+	if (s->expect_every_ms > 0)
+		jw_object_i64(jw, "expect_every_ms", s->expect_every_ms);
+	else
+		jw_object_null(jw, "expect_every_ms");
 	jw_end(jw);
 }
 
@@ -346,6 +351,8 @@ status_json_add(struct status_walk *w, const char *name, size_t namelen)
 {
 	const struct cb_record	*r = &w->rec;
 	struct json_writer	*jw = &w->jw;
+	char			 nm[NAME_MAX_LEN + 1];
+	int64_t			 every;
 
 	if (w->n == 0)
 		jw_array_begin_lines(jw);
@@ -392,6 +399,9 @@ status_json_add(struct status_walk *w, const char *name, size_t namelen)
 	jw_object_string_or_null(jw, "reason", r->reason);
 	json_last_failure(jw, r);
 	json_run_by(jw, r);
+	/* SPEC 7: seconds past expect_every since the last success. */
+	snprintf(nm, sizeof nm, "%.*s", (int)namelen, name);
+	jw_object_i64(jw, "overdue", status_overdue(w, nm, &every) / 1000);
 	json_policy(jw, r);
 	json_slots(w, r);
 	json_window(jw, r);

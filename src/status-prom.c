@@ -35,6 +35,8 @@ struct status_prow {
 	uint64_t	 busy;
 	int		 manual;
 	unsigned	 running;		/* live run slots */
+	int64_t		 expect_every_ms;	/* 0: none */
+	int		 overdue;
 };
 
 /*
@@ -97,6 +99,7 @@ status_prom_add(struct status_walk *w, const char *name)
 	for (i = 0; i < r->nrunning; i++)
 		if (breaker_slot_live(&r->running[i], &w->env))
 			pr->running++;
+	pr->overdue = status_overdue(w, name, &pr->expect_every_ms) > 0;
 }
 
 static void
@@ -293,6 +296,27 @@ prom_freshness(struct status_walk *w)
 		PROM_SAMPLE(o, "cbexec_last_success_timestamp_seconds", pr,
 		    NULL, NULL);
 		prom_time(o, pr->last_success_ms);
+	}
+	/* SPEC 7: one rule for a job of any period, cbexec_overdue == 1. */
+	prom_family(o, "cbexec_expected_interval_seconds", "gauge",
+	    "expect_every: a success is expected at least this often; 0 "
+	    "when none is.");
+	for (i = 0; i < w->nprows; i++) {
+		pr = &w->prows[i];
+		PROM_SAMPLE(o, "cbexec_expected_interval_seconds", pr, NULL,
+		    NULL);
+		prom_time(o, pr->expect_every_ms);
+	}
+	prom_family(o, "cbexec_overdue", "gauge",
+	    "1 when expect_every has passed since the last success (or "
+	    "since the breaker was made, if it never succeeded), else 0.");
+	for (i = 0; i < w->nprows; i++) {
+		pr = &w->prows[i];
+		PROM_SAMPLE(o, "cbexec_overdue", pr, NULL, NULL);
+		if (pr->overdue)
+			OUT_LIT(o, "1\n");
+		else
+			OUT_LIT(o, "0\n");
 	}
 	prom_family(o, "cbexec_last_duration_seconds", "gauge",
 	    "How long the last guarded run took; 0 before the first.");

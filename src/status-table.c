@@ -20,7 +20,7 @@
 
 struct status_row {
 	char	*name;
-	char	 state[48];
+	char	 state[64];
 	char	 failures[48];
 	char	 calls[24];
 	char	 rejected[24];
@@ -34,29 +34,6 @@ struct status_row {
 static const char *const state_colour[STATE_COUNT] = {
 	"\033[32m", "\033[31m", "\033[33m"
 };
-
-/*
- * The policy of a table row.  Every name that one config entry matches
- * (or that none does) has the same policy, so it is built once per entry,
- * not once per breaker: a million rows spent 40% of their time there.
- */
-static const struct cb_policy *
-row_policy(struct status_walk *w, const char *name)
-{
-	size_t	k;
-
-	if (w->pol == NULL) {
-		w->pol = xcalloc(w->ctx->cfg.nbreakers + 1, sizeof *w->pol);
-		w->polset = xcalloc(w->ctx->cfg.nbreakers + 1, 1);
-	}
-	k = config_entry(&w->ctx->cfg, name);
-	if (!w->polset[k]) {
-		if (status_policy_of(w->ctx, name, &w->pol[k]) == -1)
-			return NULL;
-		w->polset[k] = 1;
-	}
-	return &w->pol[k];
-}
 
 /* The runs in flight: live run slots, and live probe slots that hold no
  * run slot too (a closed run without max_concurrent holds none). */
@@ -88,8 +65,10 @@ status_table_add(struct status_walk *w, const char *name)
 	struct cb_policy	 p;
 	struct status_row		*row;
 	unsigned		 n;
+	int64_t			 late;
+	char			 d[32];
 
-	if ((cfg = row_policy(w, name)) == NULL)
+	if ((cfg = status_row_policy(w, name)) == NULL)
 		return -1;
 	breaker_policy(r, cfg, &p);
 	if (w->nrows == w->caprows) {
@@ -107,6 +86,12 @@ status_table_add(struct status_walk *w, const char *name)
 	if (n > 0)
 		snprintf(row->state + strlen(row->state), sizeof row->state -
 		    strlen(row->state), ", %u running", n);
+	if ((late = breaker_overdue(r, &p, w->now)) > 0) {
+		format_duration(late - late % 60000 > 0 ? late - late % 60000 :
+		    late - late % 1000, d, sizeof d);
+		snprintf(row->state + strlen(row->state), sizeof row->state -
+		    strlen(row->state), ", overdue %s", d);
+	}
 	breaker_progress(r, &p, w->now, row->failures, sizeof row->failures);
 	snprintf(row->calls, sizeof row->calls, "%llu",
 	    (unsigned long long)r->calls);

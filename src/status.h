@@ -80,6 +80,14 @@ void	status_retry_in(const struct cb_record *, int64_t now, char *buf,
 	    size_t len);
 int	status_policy_of(struct cb_ctx *, const char *name,
 	    struct cb_policy *);
+/* The config's policy of NAME, built once per config entry; NULL after
+ * printing. */
+const struct cb_policy	*status_row_policy(struct status_walk *,
+			    const char *name);
+/* How long w->rec, NAME's record, is overdue (breaker_overdue), and its
+ * expect_every in *every (0: none). */
+int64_t	status_overdue(struct status_walk *, const char *name,
+	    int64_t *every);
 
 void	status_json_begin(struct status_walk *);
 void	status_json_add(struct status_walk *, const char *name, size_t);

@@ -155,3 +155,69 @@ null"
 	run -0 jq -c '.[0] | [.state, .last_run_by]' <(cb status --json)
 	assert_output "[\"closed\",{\"user\":\"$(id -un)\",\"host\":\"$(hostname)\",\"command\":null}]"
 }
+
+@test "expect_every: a daily and a weekly job overdue by the same rule, in the table, --json, Prometheus and the detail view" {
+	cb_at '@2026-01-01 00:00:00' run daily -o expect_every=1d -- true
+	cb_at '@2026-01-01 00:00:00' run weekly -o expect_every=7d -- true
+	cb_at '@2026-01-01 00:00:00' run plain -- true
+	# A day and two hours on: the daily job is overdue, the weekly not.
+	run -0 cb_at '@2026-01-02 02:00:30' status
+	assert_line --regexp '^daily +closed, overdue (2h|1h59m) +0/5 '
+	assert_line --regexp '^weekly +closed +0/5 '
+	assert_line --regexp '^plain +closed +0/5 '
+	run -0 cb_at '@2026-01-02 02:00:30' status --json
+	run -0 jq -c 'map([.name, (.overdue / 60 | floor), .policy.expect_every_ms])' <<<"$output"
+	assert_output '[["daily",120,86400000],["plain",0,null],["weekly",0,604800000]]'
+	run -0 cb_at '@2026-01-02 02:00:30' status --prometheus
+	assert_line 'cbexec_overdue{name="daily"} 1'
+	assert_line 'cbexec_overdue{name="weekly"} 0'
+	assert_line 'cbexec_overdue{name="plain"} 0'
+	assert_line 'cbexec_expected_interval_seconds{name="weekly"} 604800.000'
+	assert_line 'cbexec_expected_interval_seconds{name="plain"} 0'
+	run -0 cb_at '@2026-01-02 02:00:30' status daily
+	assert_line --regexp '^  Succeeded: 2026-01-01 00:00:00 UTC \(1d ago\); expected every 1d: overdue 2h[0-9]+s$'
+	# Eight days on, both; a success ends it.
+	run -0 cb_at '@2026-01-09 00:00:00' status --prometheus
+	assert_line 'cbexec_overdue{name="weekly"} 1'
+	cb_at '@2026-01-09 00:00:00' run weekly -o expect_every=7d -- true
+	run -0 cb_at '@2026-01-09 00:01:00' status --prometheus
+	assert_line 'cbexec_overdue{name="weekly"} 0'
+	# A breaker that never succeeded counts from when it was made.
+	run -1 cb_at '@2026-01-09 00:00:00' run never -o expect_every=1h -- false
+	run -0 cb_at '@2026-01-09 01:30:00' status --prometheus
+	assert_line 'cbexec_overdue{name="never"} 1'
+}
+
+@test "the README's JobOverdue alert fires for a daily and a weekly job alike, on its own host" {
+	command -v promtool >/dev/null || skip "no promtool"
+	awk '/^    groups:/,/^$/ { sub(/^    /, ""); print }' "$BATS_TEST_DIRNAME/../README.md" >rules.yml
+	grep -q 'cbexec_overdue == 1' rules.yml
+	cat >t.yml <<'YAML'
+rule_files: [rules.yml]
+evaluation_interval: 1m
+tests:
+  - interval: 1m
+    input_series:
+      - series: 'cbexec_overdue{instance="a",name="daily"}'
+        values: '0x30 1x30'
+      - series: 'cbexec_overdue{instance="b",name="weekly"}'
+        values: '0x50 1x10'
+      - series: 'cbexec_overdue{instance="a",name="weekly"}'
+        values: '0x60'
+    alert_rule_test:
+      - eval_time: 45m
+        alertname: JobOverdue
+        exp_alerts:
+          - exp_labels: {instance: a, name: daily}
+            exp_annotations: {summary: "daily: no success within its expect_every"}
+      - eval_time: 61m
+        alertname: JobOverdue
+        exp_alerts:
+          - exp_labels: {instance: a, name: daily}
+            exp_annotations: {summary: "daily: no success within its expect_every"}
+          - exp_labels: {instance: b, name: weekly}
+            exp_annotations: {summary: "weekly: no success within its expect_every"}
+YAML
+	run -0 promtool test rules t.yml
+	assert_output --partial SUCCESS
+}

@@ -2632,9 +2632,43 @@ test_breaker_reaped(void)
 	CHECK_EQ(fx.reaped[0].pgid, 777);
 }
 
+/* SPEC 7: overdue once expect_every has passed since the last success,
+ * or since the breaker was made if it never succeeded; never without
+ * expect_every.  breaker_snapshot and breaker_policy carry it. */
+static void
+test_breaker_overdue(void)
+{
+	struct cb_policy	p, back;
+	struct cb_record	r;
+	struct cb_ticket	t;
+
+	unit_policy_defaults(&p);
+	record_init(&r, T0);
+	CHECK_EQ(breaker_overdue(&r, &p, T0 + 400 * DAY), 0);
+	p.expect_every_ms = DAY;
+	CHECK_EQ(breaker_overdue(&r, &p, T0 + DAY), 0);
+	CHECK_EQ(breaker_overdue(&r, &p, T0 + DAY + 1), 1);
+	r.last_success_ms = T0 + 5 * DAY;
+	CHECK_EQ(breaker_overdue(&r, &p, T0 + 5 * DAY + DAY), 0);
+	CHECK_EQ(breaker_overdue(&r, &p, T0 + 7 * DAY + 2 * HOUR),
+	    DAY + 2 * HOUR);
+	/* A weekly job, the same rule. */
+	p.expect_every_ms = 7 * DAY;
+	CHECK_EQ(breaker_overdue(&r, &p, T0 + 7 * DAY + 2 * HOUR), 0);
+	CHECK_EQ(breaker_overdue(&r, &p, T0 + 12 * DAY + 1), 1);
+	t = admit_at(&r, &p, T0 + 12 * DAY, 1);
+	finish_at(&r, &p, T0 + 12 * DAY, &t, OUTCOME_SUCCESS);
+	CHECK_EQ(r.policy.expect_every_ms, 7 * DAY);
+	CHECK_EQ(breaker_overdue(&r, &p, T0 + 12 * DAY + 1), 0);
+	unit_policy_defaults(&back);
+	CHECK(breaker_policy(&r, &back, &back) > 0);
+	CHECK_EQ(back.expect_every_ms, 7 * DAY);
+}
+
 void
 test_breaker(void)
 {
+	test_breaker_overdue();
 	test_breaker_cooldown_from_start();
 	test_breaker_reaped();
 	test_breaker_verdict_after_success();

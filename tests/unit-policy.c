@@ -322,6 +322,7 @@ test_defaults(void)
 		{ PK_OPEN_EXIT_CODE, "75" },
 		{ PK_RETRIES, "0" },
 		{ PK_RETRY_DELAY, "\"1s\"" },
+		{ PK_EXPECT_EVERY, "\"none\"" },
 	};
 	struct policy_builder	b;
 	struct cb_policy	p;

@@ -155,6 +155,41 @@ test_record5_errors(void)
 	}
 }
 
+/* Tag 5, expect_every (SPEC 7): after tag 1, a varint of ms, more than 0
+ * and within the key's bounds. */
+static void
+test_record5_expect(void)
+{
+	static const uint8_t	 day[] = { 0x05, 0x04, 0x80, 0xb8, 0x99, 0x29 };
+	struct cb_record	 r, want;
+	struct cb_buf		 b = { 0 };
+	struct cb_err		 err;
+	uint8_t			 buf[1100];
+
+	golden5_record(&want);
+	want.policy.expect_every_ms = 86400000;
+	record_encode(&want, &b);
+	CHECK_EQ(b.len, golden5_len + sizeof day);
+	CHECK(b.len == golden5_len + sizeof day && b.data[golden4_len] == 2 &&
+	    memcmp(b.data + golden5_len, day, sizeof day) == 0);
+	CHECK_EQ(unit_decode_copy(b.data, b.len, &r, &err), RECORD_OK);
+	CHECK_EQ(r.policy.expect_every_ms, 86400000);
+	CHECK(unit_record_same(&r, &want));
+	/* Spelt 0, or past 100 years: corrupt. */
+	memcpy(buf, b.data, b.len);
+	buf[golden5_len + 1] = 1;
+	buf[golden5_len + 2] = 0;
+	CHECK_EQ(unit_decode_copy(buf, golden5_len + 3, &r, &err),
+	    RECORD_EVALUE);
+	CHECK_STR(err.msg, "record has expect_every out of range");
+	memcpy(buf, b.data, golden5_len);
+	memcpy(buf + golden5_len, "\x05\x09\xff\xff\xff\xff\xff\xff\xff\xff\x7f",
+	    11);
+	CHECK_EQ(unit_decode_copy(buf, golden5_len + 11, &r, &err),
+	    RECORD_EVALUE);
+	buf_free(&b);
+}
+
 void
 test_record5(void)
 {
@@ -162,4 +197,5 @@ test_record5(void)
 	test_record5_golden();
 	test_record5_truncated();
 	test_record5_errors();
+	test_record5_expect();
 }

@@ -122,7 +122,7 @@ IO	= clock config config-layer config-setting conftext statefile store-lmdb \
 PURE	+= esc
 IO	+= keys
 # What a config named when it last loaded cleanly (SPEC 4).
-IO	+= confmemo
+IO	+= confmemo lastgood stategroup
 # The bulkhead's refusal line and --wait (SPEC 2b).
 IO	+= busy
 # The Redis store's URL parser (pure) and deadline-bound name lookup; its

@@ -147,6 +147,14 @@ breaker_policy(const struct cb_record *r, const struct cb_policy *base,
 	return 2;
 }
 
+void
+breaker_policy_record(struct cb_record *r, const struct cb_policy *p,
+    int64_t now)
+{
+	record_init(r, now);
+	breaker_snapshot(r, p);
+}
+
 /* What `status` shows of a record (breaker.h). */
 
 int64_t

@@ -211,6 +211,15 @@ int	breaker_removable(const struct cb_record *, const struct cb_env *);
 int64_t	breaker_last_used(const struct cb_record *);
 
 /*
+ * A record of nothing but the snapshot of p (every number, class and
+ * mode, never a command): how the last config that loaded cleanly is
+ * remembered for breakers that never ran (SPEC 4).  breaker_policy reads
+ * it back.
+ */
+void	breaker_policy_record(struct cb_record *, const struct cb_policy *,
+	    int64_t now);
+
+/*
  * How long r has been overdue at now, in ms: the time past expect_every
  * since its last success (or its creation, if it never succeeded); 0 when
  * it is not, or p expects nothing (SPEC 7).

@@ -19,6 +19,7 @@
 #include "breaker.h"
 #include "clock.h"
 #include "cmd.h"
+#include "lastgood.h"
 #include "esc.h"
 #include "jobproof.h"
 #include "record.h"
@@ -301,6 +302,14 @@ record_policy(struct cb_ctx *ctx, const char *name, int store_mode,
 	    record_decode(buf.data, buf.len, &r, &err) != RECORD_OK ||
 	    breaker_policy(&r, &base, &last) == 0) {
 		buf_free(&buf);
+		/* Never ran: what the last clean config gave its name. */
+		if (store_mode != CALL_STORE_NONE && ctx->cfg.path != NULL &&
+		    cmd_memo_base(ctx) != NULL &&
+		    lastgood_policy(cmd_memo_base(ctx), ctx->cfg.path, name,
+		    &base, &last) == 0) {
+			policy_init_from(b, &last, "last good config");
+			return;
+		}
 		policy_init(b);
 		return;
 	}

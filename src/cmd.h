@@ -17,6 +17,7 @@
 #include "breaker.h"
 #include "config.h"
 #include "policy.h"
+#include "stategroup.h"
 #include "store.h"
 #include "util.h"
 #include "warn.h"
@@ -61,10 +62,10 @@ struct cb_ctx {
 	struct cb_err		 state_err;	/* why NULL */
 	int			 state_reported;
 	char			*memo_default;	/* the default state, beside
-						 * which the first writer
-						 * remembers the config's
-						 * state (confmemo.h) */
-	const char		*memo_state;	/* ... this, or NULL */
+						 * which the first writer of a
+						 * clean config remembers it
+						 * (lastgood.h), or NULL */
+	int			 memo_written;
 	int			 state_unmade;	/* its directory, a user's
 						 * /var/tmp/cbexec-UID, is
 						 * made by the first writer */
@@ -214,13 +215,7 @@ int	cmd_config(struct cb_ctx *);
  */
 int		 ctx_state(struct cb_ctx *, struct cb_err *);
 
-/*
- * The shared system state (SPEC section 10): root's, and that of the
- * members of the group cbexec, whose new files there get mode 0660.
- */
-#define STATE_SYSTEM_DIR	"/var/lib/cbexec"
-#define STATE_SYSTEM		STATE_SYSTEM_DIR "/state.mdb"
-#define STATE_GROUP		"cbexec"
+/* The shared system state: STATE_SYSTEM, STATE_GROUP (stategroup.h). */
 /* ctx->state for a command: NULL after printing (the config's problems
  * and why there is no state, once). */
 const char	*cmd_state_path(struct cb_ctx *);
@@ -232,6 +227,14 @@ const char	*cmd_state_path(struct cb_ctx *);
  * (SPEC 7).  Sets *who to the user's name (static storage).
  */
 int		 cmd_state_outside(struct cb_ctx *, const char **who);
+/*
+ * Where a clean config is remembered (lastgood.h): beside the state in use
+ * when it is a local file (cmd_memo_base), else beside the default state
+ * (no -s, $CBEXEC_STATE or config: cmd_memo_default), which also holds
+ * which state the file named.  NULL when there is none.
+ */
+const char	*cmd_memo_base(struct cb_ctx *);
+const char	*cmd_memo_default(struct cb_ctx *);
 
 /*
  * Open the store once, of the kind ctx_state decided.  Returns it, or NULL

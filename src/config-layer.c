@@ -326,6 +326,18 @@ config_policy(const struct cb_config *cfg, const char *name,
 	return 0;
 }
 
+int
+config_entry_policy(const struct cb_config *cfg, size_t i,
+    struct policy_builder *b, struct cb_err *err)
+{
+	policy_init(b);
+	if (apply_layer(&cfg->defaults, LAYER_DEFAULTS, b, err) != 0)
+		return -1;
+	if (i < cfg->nbreakers)
+		return apply_layer(&cfg->breakers[i], LAYER_ENTRY, b, err);
+	return 0;
+}
+
 void
 config_argv_free(char **argv)
 {

@@ -167,5 +167,9 @@ const char	*config_lib_version(void);
 /* The index of the first `breakers` entry matching NAME, or nbreakers for
  * none: config_policy gives every name of one index the same policy. */
 size_t	config_entry(const struct cb_config *, const char *name);
+/* The policy of the names entry i matches (its layer over defaults), or
+ * of those no entry matches for i == nbreakers; as config_policy. */
+int	config_entry_policy(const struct cb_config *, size_t i,
+	    struct policy_builder *, struct cb_err *);
 
 #endif

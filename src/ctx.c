@@ -29,6 +29,7 @@
 #include "clock.h"
 #include "cmd.h"
 #include "confmemo.h"
+#include "lastgood.h"
 #include "record.h"
 #include "redis-url.h"
 #include "statefile.h"
@@ -107,93 +108,6 @@ cmd_config(struct cb_ctx *ctx)
 }
 
 
-/*
- * The group cbexec's id, looked up once (NSS may load modules and open
- * sockets: about a millisecond), or -1 when there is no such group.
- */
-static long long
-state_group(void)
-{
-	static int		 done;
-	static long long	 gid = -1;
-	struct group		*gr;
-
-	if (!done && (gr = getgrnam(STATE_GROUP)) != NULL)
-		gid = gr->gr_gid;
-	done = 1;
-	return gid;
-}
-
-/* Is gid the process's effective group or one of its supplementary ones? */
-static int
-state_in_group(gid_t gid)
-{
-	gid_t	*groups;
-	int	 n, i, found = 0;
-
-	if (getegid() == gid)
-		return 1;
-	if ((n = getgroups(0, NULL)) <= 0)
-		return 0;
-	groups = xcalloc((size_t)n, sizeof *groups);
-	if ((n = getgroups(n, groups)) > 0) {
-		for (i = 0; i < n && !found; i++)
-			found = groups[i] == gid;
-	}
-	free(groups);
-	return found;
-}
-
-/*
- * Does a user who is not root share root's state (SPEC section 10)?  Yes
- * when /var/lib/cbexec exists, its group is cbexec, and the user is in
- * that group.  The name is looked up only for a user in the directory's
- * group, so other users pay two system calls.
- */
-static int
-state_shared(void)
-{
-	struct stat	st;
-
-	return stat(STATE_SYSTEM_DIR, &st) == 0 && S_ISDIR(st.st_mode) &&
-	    st.st_gid != 0 && state_in_group(st.st_gid) &&
-	    state_group() == (long long)st.st_gid;
-}
-
-/*
- * Is the user a member of the shared state's group in the group database,
- * though this process lacks it (a session older than `usermod -aG`, a
- * unit without SupplementaryGroups=)?  Its breakers would then split from
- * root's silently (SPEC 7).  Asked only of a user state_shared refused.
- */
-static int
-state_split(void)
-{
-	struct stat	 st;
-	struct passwd	*pw;
-	gid_t		*groups;
-	int		 n = 32, i, found = 0;
-
-	if (stat(STATE_SYSTEM_DIR, &st) == -1 || !S_ISDIR(st.st_mode) ||
-	    st.st_gid == 0 || state_in_group(st.st_gid) ||
-	    state_group() != (long long)st.st_gid ||
-	    (pw = getpwuid(getuid())) == NULL)
-		return 0;
-	if (pw->pw_gid == st.st_gid)
-		return 1;
-	groups = xcalloc((size_t)n, sizeof *groups);
-	if (getgrouplist(pw->pw_name, pw->pw_gid, groups, &n) == -1) {
-		free(groups);
-		groups = xcalloc((size_t)n, sizeof *groups);
-		if (getgrouplist(pw->pw_name, pw->pw_gid, groups, &n) == -1)
-			n = 0;
-	}
-	for (i = 0; i < n && !found; i++)
-		found = groups[i] == st.st_gid;
-	free(groups);
-	return found;
-}
-
 int
 cmd_state_outside(struct cb_ctx *ctx, const char **who)
 {
@@ -210,8 +124,8 @@ cmd_state_outside(struct cb_ctx *ctx, const char **who)
 	    strcmp(ctx->state, STATE_SYSTEM) != 0 &&
 	    stat(STATE_SYSTEM_DIR, &st) == 0 && S_ISDIR(st.st_mode) &&
 	    st.st_gid != 0 &&
-	    state_group() == (long long)st.st_gid &&
-	    !state_in_group(st.st_gid);
+	    stategroup_gid() == (long long)st.st_gid &&
+	    !stategroup_member(st.st_gid);
 }
 
 /* Say once that the state split (state_split), with the fix. */
@@ -243,10 +157,10 @@ state_default(struct cb_ctx *ctx, int local_only, int create,
 {
 	char	*s;
 
-	if (geteuid() == 0 || state_shared())
+	if (geteuid() == 0 || stategroup_shared())
 		return xstrdup(STATE_SYSTEM);
 	if (!local_only)
-		ctx->state_split = state_split();
+		ctx->state_split = stategroup_split();
 	if ((s = statefile_home()) != NULL && statefile_usable(s))
 		return s;
 	free(s);
@@ -271,19 +185,57 @@ state_of_config(struct cb_ctx *ctx, int local_only, int create, char **dflt,
 		return NULL;
 	named = ctx->cfg.state != NULL && ctx->cfg.state[0] != '\0' ?
 	    ctx->cfg.state : NULL;
-	if (named != NULL && ctx->cfg_broken)
-		return xstrdup(named);
+	/* Beside it, the memo (lastgood.h): written by the first writer of
+	 * a clean file (cmd_store), read under a broken one. */
 	*dflt = state_default(ctx, local_only, create, err);
-	if (*dflt != NULL && !ctx->cfg_broken && ctx->memo_default == NULL) {
-		/* Written by the first writer (cmd_store). */
+	if (*dflt != NULL && ctx->memo_default == NULL)
 		ctx->memo_default = xstrdup(*dflt);
-		ctx->memo_state = named;
-	}
 	if (named != NULL)
 		return xstrdup(named);
 	if (*dflt != NULL && ctx->cfg_broken)
 		s = confmemo_recall(*dflt, ctx->cfg.path);
 	return s;
+}
+
+/*
+ * A clean config, at the first write: remembered beside the state in use
+ * (its policies, for breakers that never ran), and beside the default
+ * state too when the file names another (which state it named, for when
+ * it cannot be read).
+ */
+static void
+ctx_memo_write(struct cb_ctx *ctx)
+{
+	const char	*used, *dflt;
+	int64_t		 now = clock_wall_ms();
+
+	ctx->memo_written = 1;
+	used = cmd_memo_base(ctx);
+	dflt = cmd_memo_default(ctx);
+	if (used != NULL)
+		lastgood_remember(used, &ctx->cfg, now, 1);
+	if (dflt != NULL && (used == NULL || strcmp(used, dflt) != 0) &&
+	    ctx->cfg.state != NULL && ctx->cfg.state[0] != '\0')
+		lastgood_remember(dflt, &ctx->cfg, now, 1);
+}
+
+const char *
+cmd_memo_base(struct cb_ctx *ctx)
+{
+	if (ctx->state != NULL && !ctx->state_redis)
+		return ctx->state;
+	return cmd_memo_default(ctx);
+}
+
+const char *
+cmd_memo_default(struct cb_ctx *ctx)
+{
+	struct cb_err	e;
+
+	/* Whatever -s or $CBEXEC_STATE say: the memo is the config's. */
+	if (ctx->memo_default == NULL)
+		ctx->memo_default = state_default(ctx, 1, 0, &e);
+	return ctx->memo_default;
 }
 
 static char *
@@ -410,7 +362,7 @@ cmd_state_mode(struct cb_ctx *ctx, const char *path, int *shared)
 		return mode;
 	dir = xdirname(path);
 	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_gid != 0 &&
-	    state_group() == (long long)st.st_gid) {
+	    stategroup_gid() == (long long)st.st_gid) {
 		mode = 0660;
 		*shared = 1;
 	}
@@ -480,12 +432,6 @@ cmd_store(struct cb_ctx *ctx, int readonly, struct cb_err *err)
 	}
 	if (ctx_state(ctx, err) == -1)
 		return NULL;
-	if (ctx->memo_default != NULL && !readonly) {
-		confmemo_remember(ctx->memo_default, ctx->cfg.path,
-		    ctx->memo_state, 1);
-		free(ctx->memo_default);
-		ctx->memo_default = NULL;
-	}
 	if (ctx->state_unmade && !readonly) {
 		/* A writer makes the directory a reader only named. */
 		free(ctx->state);
@@ -495,6 +441,9 @@ cmd_store(struct cb_ctx *ctx, int readonly, struct cb_err *err)
 			return NULL;
 		}
 	}
+	if (!readonly && !ctx->cfg_broken && !ctx->memo_written &&
+	    ctx->cfg.path != NULL)
+		ctx_memo_write(ctx);
 	state_split_note(ctx);
 	if (ctx->state_redis)
 		ctx->store = ctx_open_redis(ctx, ctx->state, err);

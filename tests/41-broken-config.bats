@@ -64,10 +64,13 @@ typo_said() {
 	run -1 cb run x -- false
 	# Two failures opened it, where the built-in defaults want five.
 	assert_equal "$(json_field x state)" open
-	# A breaker with no record: the built-in defaults and the command line.
+	# A breaker with no record: what the last clean file gave its name
+	# (SPEC 4), the command line over it.
 	run -0 cb trip y
-	run -75 cb run y -- true
+	run -70 cb run y -- true
 	run -76 cb run y -o open_exit_code=76 -- true
+	# Remembered beside the state in use, not the system's.
+	assert [ -f "$CBEXEC_STATE-configs.$(id -u)" ]
 }
 
 @test "the last good run's modes hold too: open_exit_code, on_open = skip" {
@@ -293,21 +296,59 @@ YAML
 	assert [ ! -e "$d/home/.local/state/cbexec/state.mdb" ]
 	run -1 as config show
 	assert_line --regexp "^state +$d/s/real.mdb "
-	memo=$(echo "$d"/home/.local/state/cbexec/state.mdb-config-*)
-	assert_equal "$(cat "$memo")" "$d/cbexec.conf
+	memo=$d/home/.local/state/cbexec/state.mdb-configs.$(id -u nobody)
+	assert_equal "$(sed -n 1,2p "$memo")" "@$d/cbexec.conf
 $d/s/real.mdb"
+	cp "$memo" "$d/memo.then"
 	# Loaded cleanly naming no state: forgotten, the default is used.
 	chmod 0644 "$d/cbexec.conf"
 	printf 'log = "none";\n' >"$d/cbexec.conf"
 	run -0 as run y -- true
-	assert [ ! -e "$memo" ]
+	assert_equal "$(sed -n 1p "$memo")" "@$d/cbexec.conf"
+	assert_equal "$(sed -n 2p "$memo")" ""
 	chmod 000 "$d/cbexec.conf"
 	run -0 as run x -- touch "$d/s/ran"
 	assert [ -e "$d/s/ran" ]
 	# A memo of another user (here root's) is not believed.
-	printf '%s\n%s\n' "$d/cbexec.conf" "$d/s/real.mdb" >"$memo"
+	cp "$d/memo.then" "$memo"
+	chown root "$memo"
 	rm "$d/s/ran"
 	run -0 as run x -- touch "$d/s/ran"
 	assert [ -e "$d/s/ran" ]
+	rm -rf "$d"
+}
+
+@test "a breaker that never ran gets what the last clean config gave its name, not the built-in defaults" {
+	[ "$(id -u)" = 0 ] || skip "needs root (setpriv)"
+	id nobody >/dev/null 2>&1 || skip "no user nobody"
+	d=$(mktemp -d /tmp/cbexec-lastgood.XXXXXX)
+	chmod 0755 "$d"
+	mkdir -m 0700 "$d/home" "$d/s"
+	chown nobody "$d/home" "$d/s"
+	conf=$d/cbexec.conf
+	as() {
+		setpriv --reuid nobody --regid nogroup --clear-groups \
+		    env -u XDG_STATE_HOME HOME="$d/home" CBEXEC_CONFIG="$conf" \
+		    CBEXEC_STATE="$d/s/state.mdb" "$CBEXEC" "$@"
+	}
+	printf '%s\n' 'log = "none";' 'defaults = { timeout = "1s"; };' \
+	    'breakers = ( { match = "job-*"; timeout = "2s"; trip = { failures = 1; }; } );' >"$conf"
+	chown nobody "$conf"
+	# Any write under the clean file remembers it; nothing ran yet.
+	run -0 as trip other --for 1m
+	# A typo: a new job still gets its entry's timeout and threshold,
+	# another name the defaults' timeout.
+	printf '%s\n' 'log = "none";' 'defaults = { timeout = "1s"; };' \
+	    'breakers = ( { match = "job-*"; timeot = "2s"; } );' >"$conf"
+	start=$(now_ms)
+	run -124 --separate-stderr as run job-new -- sleep 10
+	took=$(($(now_ms) - start))
+	[ "$took" -ge 1900 ] && [ "$took" -lt 8000 ] || fail "took ${took}ms"
+	[[ $stderr == *"timeot: unknown key"* ]] || fail "$stderr"
+	[[ $stderr == *"circuit opened after 1 consecutive failure"* ]] || fail "$stderr"
+	start=$(now_ms)
+	run -124 --separate-stderr as run plain -- sleep 10
+	took=$(($(now_ms) - start))
+	[ "$took" -lt 1900 ] || fail "took ${took}ms"
 	rm -rf "$d"
 }

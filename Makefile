@@ -257,7 +257,8 @@ lint: $(B)/cbexec $(B)/bench-floor $(B)/bench-gen
 	shellcheck -s bash tests/helper.bash .ci/run completions/cbexec.bash \
 	    bench/run.sh
 	shellcheck -s bash tests/stress/*.sh tests/memcheck.sh \
-	    tests/check-summary.sh
+	    tests/check-summary.sh tests/setup_suite.bash
+	shellcheck -s sh tests/private-etc.sh
 
 install: $(B)/cbexec
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \

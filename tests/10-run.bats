@@ -205,8 +205,9 @@ finish() {
 	kill -TERM "$pid"
 	finish "$pid"	# the holder still holds the lock
 	assert_equal "$rc" 143
-	# Waiting to be admitted (a run slot is a write): the same.
-	"$CBEXEC" run x -o max_concurrent=1 -- touch ran2 >out 2>&1 3>&- 8>&- &
+	# Waiting to be admitted (a run slot is a write): the same.  SIGHUP
+	# at its default, as it may not be in bats (nohup).
+	env --default-signal=HUP "$CBEXEC" run x -o max_concurrent=1 -- touch ran2 >out 2>&1 3>&- 8>&- &
 	pid=$!
 	sleep 0.3
 	kill -HUP "$pid"
@@ -219,7 +220,8 @@ finish() {
 }
 
 @test "SIGHUP to cbexec is forwarded to the command: exit 129, recorded interrupted" {
-	"$CBEXEC" run x -- sh -c 'echo $$ >child.pid; touch ready; exec sleep 10' \
+	# SIGHUP at its default, as it may not be in bats (nohup).
+	env --default-signal=HUP "$CBEXEC" run x -- sh -c 'echo $$ >child.pid; touch ready; exec sleep 10' \
 	    >out 2>&1 3>&- &
 	local pid=$!
 	echo "$pid" >cbexec.pid

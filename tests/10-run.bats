@@ -201,7 +201,9 @@ finish() {
 	"$CBEXEC" run x -- touch ran >out 2>&1 3>&- 8>&- &
 	local pid=$!
 	wait_for test -e ran
-	sleep 0.3	# cbexec now waits for the lock to record "success"
+	# The command collected, cbexec now waits for the lock to record
+	# "success" (an event, not a time: a loaded machine overruns those).
+	wait_for eval "! pgrep -P $pid >/dev/null"
 	kill -TERM "$pid"
 	finish "$pid"	# the holder still holds the lock
 	assert_equal "$rc" 143
@@ -209,7 +211,8 @@ finish() {
 	# at its default, as it may not be in bats (nohup).
 	env --default-signal=HUP "$CBEXEC" run x -o max_concurrent=1 -- touch ran2 >out 2>&1 3>&- 8>&- &
 	pid=$!
-	sleep 0.3
+	# Its state open, it waits for the lock.
+	wait_for eval "ls -l /proc/$pid/fd 2>/dev/null | grep -q -- '-lock\$'"
 	kill -HUP "$pid"
 	finish "$pid"
 	assert_equal "$rc" 129

@@ -185,7 +185,7 @@ $(B)/.with-redis-$(WITH_REDIS): | $(B)
 # Debian packages for building and testing; `make deps` installs the
 # missing ones.
 DEBS	= gcc make libc6-dev pkg-config liblmdb-dev libconfig-dev lmdb-utils \
-	  bats bats-assert bats-support faketime mandoc shellcheck jq procps \
+	  bats bats-assert bats-support parallel faketime mandoc shellcheck jq procps \
 	  bsdutils prometheus zsh fish bash-completion \
 	  curl wget python3 openssh-client rsync postgresql-client strace \
 	  libhiredis-dev redis-server \
@@ -233,6 +233,28 @@ SANLOGOPT = $(if $(filter 1,$(SANITIZE)),:log_path=$(SANLOG)/$(1))
 SANENV	= ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1:exitcode=86$(call SANLOGOPT,asan) \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1$(call SANLOGOPT,ubsan)
 
+# The bats suite runs in two parts.  BATS_ALONE: the files that bound the
+# wall-clock time of calls closely or load the machine on purpose; they run
+# after the others, one at a time, with nothing beside them.  The others
+# run BATS_JOBS files at a time (bats --jobs, with GNU parallel), each
+# file's tests in order, the slowest first (BATS_FIRST) so that none is
+# left to run on its own at the end.  Twice the cores: most of a test's
+# time is spent waiting (for a timeout, a lease, a process).
+BATS_ALONE = tests/93-load.bats tests/95-sentinel.bats
+BATS_FIRST = tests/97-deb.bats tests/50-state.bats tests/95-redis.bats \
+	  tests/77-hooks.bats tests/91-security.bats tests/64-install.bats
+# BATS_TREE: the files that test the tree, the build, the package and
+# make check itself, and never run the binary under test; the sanitizer
+# pass, whose only difference is that binary, leaves them out.
+BATS_TREE = tests/64-install.bats tests/65-build.bats tests/65-shape.bats \
+	  tests/66-check.bats tests/97-deb.bats
+BATS_FILES = $(filter-out $(if $(filter 1,$(SANITIZE)),$(BATS_TREE)), \
+	  $(BATS_FIRST) $(filter-out $(BATS_FIRST) $(BATS_ALONE), \
+	  $(sort $(wildcard tests/*.bats))))
+BATS_JOBS ?= $(shell echo $$((2 * $$(nproc 2>/dev/null || echo 1))))
+BATS_PAR = $(if $(filter-out 0 1,$(BATS_JOBS)), \
+	  --jobs $(BATS_JOBS) --no-parallelize-within-files)
+
 # A test tool: holds the LMDB writer lock until its stdin closes.
 $(B)/hold-writer: tests/hold-writer.c | $(B)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LDLIBS)
@@ -246,11 +268,18 @@ check-one: $(B)/cbexec $(B)/unit $(B)/hold-writer $(B)/mkrecord
 	@mkdir -p build && rm -rf $(SANLOG) && mkdir -p $(SANLOG)
 	@echo "== unit tests ($(B))"
 	@$(SANENV) $(SUMMARY) unit "unit ($(B))" $(COUNTS) $(B)/unit
-	@echo "== bats ($(B))"
+	@echo "== bats ($(B)), $(BATS_JOBS) files at a time"
 	@$(SANENV) CBEXEC=$(abspath $(B)/cbexec) \
 	    HOLD_WRITER=$(abspath $(B)/hold-writer) \
 	    MKRECORD=$(abspath $(B)/mkrecord) \
-	    $(SUMMARY) bats "bats ($(B))" $(COUNTS) bats --tap tests
+	    $(SUMMARY) bats "bats ($(B))" $(COUNTS) \
+	    bats --tap $(BATS_PAR) $(BATS_FILES)
+	@echo "== bats ($(B)), alone: $(notdir $(BATS_ALONE))"
+	@$(SANENV) CBEXEC=$(abspath $(B)/cbexec) \
+	    HOLD_WRITER=$(abspath $(B)/hold-writer) \
+	    MKRECORD=$(abspath $(B)/mkrecord) \
+	    $(SUMMARY) bats "bats alone ($(B))" $(COUNTS) \
+	    bats --tap $(BATS_ALONE)
 	@$(SUMMARY) reports "sanitizer reports ($(B))" $(COUNTS) $(SANLOG)
 
 # check-shape.py: no file over 700 lines, no function over 100, no cycle
@@ -266,7 +295,8 @@ lint: $(B)/cbexec $(B)/bench-floor $(B)/bench-gen
 	shellcheck -s bash tests/helper.bash .ci/run completions/cbexec.bash \
 	    bench/run.sh
 	shellcheck -s bash tests/stress/*.sh tests/memcheck.sh \
-	    tests/check-summary.sh
+	    tests/check-summary.sh tests/setup_suite.bash
+	shellcheck -s sh tests/private-etc.sh
 
 install: $(B)/cbexec
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \

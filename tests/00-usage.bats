@@ -219,15 +219,16 @@ load helper
 }
 
 @test "with no config file at all, run works and creates the state file 0600 and its directories" {
+	need_private_etc
 	unset CBEXEC_CONFIG
 	mkdir -p "$XDG_CONFIG_HOME"
 	export CBEXEC_STATE=$T/deep/er/state.mdb
-	run -0 cb run demo -- true
+	run -0 private_etc "$CBEXEC" run demo -- true
 	assert [ -f "$CBEXEC_STATE" ]
 	assert_equal "$(stat -c %a "$CBEXEC_STATE")" 600
 	assert_equal "$(stat -c %a "$CBEXEC_STATE-lock")" 600
 	assert_equal "$(stat -c %a "$T/deep/er")" 700
-	run -0 cb status --names
+	run -0 private_etc "$CBEXEC" status --names
 	assert_output demo
 }
 

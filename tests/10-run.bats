@@ -201,14 +201,18 @@ finish() {
 	"$CBEXEC" run x -- touch ran >out 2>&1 3>&- 8>&- &
 	local pid=$!
 	wait_for test -e ran
-	sleep 0.3	# cbexec now waits for the lock to record "success"
+	# The command collected, cbexec now waits for the lock to record
+	# "success" (an event, not a time: a loaded machine overruns those).
+	wait_for eval "! pgrep -P $pid >/dev/null"
 	kill -TERM "$pid"
 	finish "$pid"	# the holder still holds the lock
 	assert_equal "$rc" 143
-	# Waiting to be admitted (a run slot is a write): the same.
-	"$CBEXEC" run x -o max_concurrent=1 -- touch ran2 >out 2>&1 3>&- 8>&- &
+	# Waiting to be admitted (a run slot is a write): the same.  SIGHUP
+	# at its default, as it may not be in bats (nohup).
+	env --default-signal=HUP "$CBEXEC" run x -o max_concurrent=1 -- touch ran2 >out 2>&1 3>&- 8>&- &
 	pid=$!
-	sleep 0.3
+	# Its state open, it waits for the lock.
+	wait_for eval "ls -l /proc/$pid/fd 2>/dev/null | grep -q -- '-lock\$'"
 	kill -HUP "$pid"
 	finish "$pid"
 	assert_equal "$rc" 129
@@ -219,7 +223,8 @@ finish() {
 }
 
 @test "SIGHUP to cbexec is forwarded to the command: exit 129, recorded interrupted" {
-	"$CBEXEC" run x -- sh -c 'echo $$ >child.pid; touch ready; exec sleep 10' \
+	# SIGHUP at its default, as it may not be in bats (nohup).
+	env --default-signal=HUP "$CBEXEC" run x -- sh -c 'echo $$ >child.pid; touch ready; exec sleep 10' \
 	    >out 2>&1 3>&- &
 	local pid=$!
 	echo "$pid" >cbexec.pid

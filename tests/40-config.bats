@@ -43,9 +43,10 @@ exit_code_in() {
 }
 
 @test "a missing XDG config file is no error: built-in defaults apply" {
+	need_private_etc
 	unset CBEXEC_CONFIG
-	run -0 cb trip x
-	run -75 cb run x -- true
+	run -0 private_etc "$CBEXEC" trip x
+	run -75 private_etc "$CBEXEC" run x -- true
 }
 
 @test "a missing -c file is a usage error naming it: 125 for run, 2 for the others" {

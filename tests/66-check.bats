@@ -4,12 +4,19 @@
 # logic (tests/check-summary.sh) keeps each pass's exit status, holds bats
 # to its 1..N plan, to a plan above 0 and at least `bats --count` of what
 # it was given, and to "Executed N instead of expected M", takes the
-# unit binary's own counts, and names every failure above the closing
-# line; the Makefile runs every pass through it.
+# unit binary's own counts, lists every skip and names every failure above
+# the closing line, and under CI=true fails a skip whose reason is not a
+# known one; the Makefile runs every pass through it.
 
 load helper
 
 SUMMARY=$BATS_TEST_DIRNAME/check-summary.sh
+
+setup() {
+	common_setup
+	# Whatever the CI this runs in: each test sets CI itself.
+	unset CI KNOWN_SKIPS
+}
 
 # fake NAME SCRIPT: an executable $T/bin/NAME that runs SCRIPT (sh).
 fake() {
@@ -81,7 +88,74 @@ check: 1 passed, 2 failed, 0 skipped"
 	PATH=$T/bin:$PATH run -0 --separate-stderr "$SUMMARY" bats b "$T/counts" bats
 	assert_equal "$stderr" ""
 	run -0 "$SUMMARY" total "$T/counts"
-	assert_output "check: 1 passed, 0 failed, 1 skipped"
+	assert_output "check: skipped: b: b: (why)
+check: 1 passed, 0 failed, 1 skipped"
+}
+
+@test "every skipped test of every pass is listed with its reason above the closing line" {
+	fake_bats 3 'printf "1..3\nok 1 a\nok 2 b b # skip no strace\nok 3 c # skip\n"'
+	PATH=$T/bin:$PATH run -0 --separate-stderr "$SUMMARY" bats "bats (build)" "$T/counts" bats
+	assert_equal "$stderr" ""
+	PATH=$T/bin:$PATH run -0 --separate-stderr "$SUMMARY" bats "bats (build-san)" "$T/counts" bats
+	run -0 cat "$T/counts"
+	assert_output "~ bats (build): b b: no strace
+~ bats (build): c: no reason given
+1 0 2 bats (build)
+~ bats (build-san): b b: no strace
+~ bats (build-san): c: no reason given
+1 0 2 bats (build-san)"
+	printf '# fuzz smoke: record\n4 1\n' >>"$T/counts"
+	run -1 "$SUMMARY" total "$T/counts"
+	assert_output "check: skipped: bats (build): b b: no strace
+check: skipped: bats (build): c: no reason given
+check: skipped: bats (build-san): b b: no strace
+check: skipped: bats (build-san): c: no reason given
+check: failed: fuzz smoke: record
+check: 6 passed, 1 failed, 4 skipped"
+}
+
+@test "under CI=true a skip fails its pass, unless its reason is a known one of tests/README.md" {
+	local redis='cbexec built without Redis support (WITH_REDIS=0)'
+	# The reason is one of README's known ones, word for word.
+	run -0 grep -Fx -- "- \`$redis\`: a build without" "$BATS_TEST_DIRNAME/README.md"
+	fake_bats 4 "printf '1..4\nok 1 a\nok 2 b # skip needs root\nok 3 c # skip\nok 4 d # skip %s\n' '$redis'"
+	CI=true PATH=$T/bin:$PATH run -0 --separate-stderr "$SUMMARY" bats b "$T/counts" bats
+	assert_equal "$stderr" "check: b: skipped under CI: b (needs root)
+check: b: skipped under CI: c (no reason given)"
+	run -0 cat "$T/counts"
+	assert_output "~ b: d: $redis
+# b: skipped under CI: b (needs root)
+# b: skipped under CI: c (no reason given)
+1 2 1 b"
+	run -1 "$SUMMARY" total "$T/counts"
+	assert_output "check: skipped: b: d: $redis
+check: failed: b: skipped under CI: b (needs root)
+check: failed: b: skipped under CI: c (no reason given)
+check: 1 passed, 2 failed, 1 skipped"
+	# A reason that only begins like a known one is not one.
+	fake_bats 2 "printf '1..2\nok 1 a\nok 2 b # skip %s and more\n' '$redis'"
+	: >"$T/counts"
+	CI=true PATH=$T/bin:$PATH run -0 --separate-stderr "$SUMMARY" bats b "$T/counts" bats
+	assert_equal "$stderr" "check: b: skipped under CI: b ($redis and more)"
+	# Outside CI the same skips are listed, and pass.
+	fake_bats 4 "printf '1..4\nok 1 a\nok 2 b # skip needs root\nok 3 c # skip\nok 4 d # skip %s\n' '$redis'"
+	: >"$T/counts"
+	CI=false PATH=$T/bin:$PATH run -0 --separate-stderr "$SUMMARY" bats b "$T/counts" bats
+	assert_equal "$stderr" ""
+	run -0 "$SUMMARY" total "$T/counts"
+	assert_line "check: 1 passed, 0 failed, 3 skipped"
+}
+
+@test "the real bats: a test that skips fails the pass under CI=true" {
+	printf '@test "a" { true; }\n@test "b" { skip "no strace"; }\n' >"$T/two.bats"
+	run -0 --separate-stderr "$SUMMARY" bats b "$T/counts" bats --tap "$T/two.bats"
+	assert_equal "$stderr" ""
+	CI=true run -0 --separate-stderr "$SUMMARY" bats c "$T/counts" bats --tap "$T/two.bats"
+	assert_equal "$stderr" "check: c: skipped under CI: b (no strace)"
+	run -1 "$SUMMARY" total "$T/counts"
+	assert_output "check: skipped: b: b: no strace
+check: failed: c: skipped under CI: b (no strace)
+check: 2 passed, 1 failed, 1 skipped"
 }
 
 @test "a pass that plans no tests fails, though the unit pass passed (issue 18.14)" {
@@ -193,7 +267,8 @@ copy_tree() {
 	run -0 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u WERROR -u SANITIZE \
 	    make -C "$T/src" -n --no-print-directory check SANITIZE=1
 	[ "$(grep -c 'mandoc -T lint' <<<"$output")" -eq 1 ]
-	[ "$(grep -c 'check-summary.sh bats' <<<"$output")" -eq 2 ]
+	# Each pass: the files run side by side, then the ones run alone.
+	[ "$(grep -c 'check-summary.sh bats' <<<"$output")" -eq 4 ]
 	[ "$(grep -c 'check-summary.sh unit' <<<"$output")" -eq 2 ]
 	[ "$(grep -c 'check-summary.sh total' <<<"$output")" -eq 1 ]
 	[ "$(grep -c 'check-summary.sh reports' <<<"$output")" -eq 2 ]

@@ -339,7 +339,7 @@ EOF
 	config "on_transition = [ \"$T/hook\" ];"
 	run -0 cb trip x --reason because
 	run -0 cb reset x
-	WAIT_S=2 wait_for eval '[ -e hook.log ] && [ "$(wc -l <hook.log)" -eq 2 ]'
+	wait_for eval '[ -e hook.log ] && [ "$(wc -l <hook.log)" -eq 2 ]'
 	run -0 cat hook.log
 	assert_line --index 0 --regexp "^x closed open [0-9]+ \[manual trip by $(id -un): because\]$"
 	assert_line --index 1 --regexp "^x open closed [0-9]+ \[manual reset by $(id -un)\]$"
@@ -350,7 +350,7 @@ EOF
 	chmod +x hook
 	config "on_transition = [ \"$T/hook\" ];"
 	run -0 cb trip x
-	WAIT_S=2 wait_for test -s epochs
+	wait_for test -s epochs
 	assert_equal "$(cat epochs)" "$(json_field x epoch)"
 }
 
@@ -365,7 +365,7 @@ EOF
 	# Were the fifo its stdin, cat would block until the hook is killed at
 	# 5s, before it could log anything.
 	run -0 cb trip x <fifo
-	WAIT_S=2 wait_for test -s hook.log
+	wait_for test -s hook.log
 }
 
 @test "a failing on_transition hook changes nothing" {

@@ -264,13 +264,14 @@ txn_id() {
 	hold 1 x
 	local sig want pid rc
 	# A background job starts with SIGINT ignored (and so is cbexec's
-	# wait then): SIGHUP stands for the others here.
+	# wait then): SIGHUP stands for the others here, at its default (bats
+	# may run under nohup).
 	for sig in TERM HUP; do
 		for cmd in run acquire; do
 			if [ "$cmd" = run ]; then
-				"$CBEXEC" run x --wait 60s -- touch "$T/ran" 3>&- &
+				env --default-signal=HUP "$CBEXEC" run x --wait 60s -- touch "$T/ran" 3>&- &
 			else
-				"$CBEXEC" acquire x --wait 60s >"$T/tok" 3>&- &
+				env --default-signal=HUP "$CBEXEC" acquire x --wait 60s >"$T/tok" 3>&- &
 			fi
 			pid=$!
 			echo "$pid" >waiter.pid

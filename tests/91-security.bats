@@ -280,10 +280,10 @@ teardown() {
 @test "members of the group cbexec share /var/lib/cbexec/state.mdb (0660) with root, and cannot plant a symlink there" {
 	need_root
 	command -v unshare >/dev/null || skip "no unshare"
-	getent group cbexec >/dev/null && skip "a group cbexec exists here"
 	gid=64000
 	while getent group "$gid" >/dev/null; do gid=$((gid + 1)); done
-	cp /etc/group "$T/group"
+	# The host's own group cbexec, if any, is not this one.
+	grep -v '^cbexec:' /etc/group >"$T/group"
 	echo "cbexec:x:$gid:" >>"$T/group"
 	head -c 8192 /dev/urandom >"$T/victim"
 	cp "$T/victim" "$T/victim.orig"
@@ -316,7 +316,7 @@ teardown() {
 		"$CBEXEC" run r -- true 2>"$T/ns.err"; echo "root run $?"
 		"$CBEXEC" status >/dev/null 2>>"$T/ns.err"; echo "root status $?"
 EOS
-	T=$T run -0 unshare -m bash "$T/ns.sh"
+	T=$T run -0 private_etc bash "$T/ns.sh"
 	assert_line "member run 1"
 	assert_line "root run 1"
 	assert_line "root sees m r "
@@ -416,13 +416,14 @@ EOS
 # full_pins_sh: the start of a script for `unshare -m`: /dev/shm and /tmp
 # of its own, tiny tmpfs whose inodes are all taken, as a member of the
 # group can do to the real ones.  The test's directory ($T, under /tmp)
-# stays reachable as $R, where the script then works.
+# stays reachable as $R, where the script then works, and the binary
+# under test (a copy under /tmp, setup_suite.bash) as $CBEXEC.
 full_pins_sh='
 	mount --make-rprivate / || exit 99
+	mount --bind /tmp /mnt || exit 97
 	R=$T
-	case $T in
-	/tmp/*) mount --bind /tmp /mnt || exit 97; R=/mnt${T#/tmp} ;;
-	esac
+	case $T in /tmp/*) R=/mnt${T#/tmp} ;; esac
+	case $CBEXEC in /tmp/*) CBEXEC=/mnt${CBEXEC#/tmp} ;; esac
 	for d in /dev/shm /tmp; do
 		mount -t tmpfs -o nr_inodes=16,size=64k tmpfs "$d" || exit 99
 		i=0
@@ -513,10 +514,10 @@ EOS
 	need_root
 	command -v unshare >/dev/null || skip "no unshare"
 	id daemon >/dev/null 2>&1 || skip "no user daemon"
-	getent group cbexec >/dev/null && skip "a group cbexec exists here"
 	gid=64000
 	while getent group "$gid" >/dev/null; do gid=$((gid + 1)); done
-	cp /etc/group "$T/group"
+	# The host's own group cbexec, if any, is not this one.
+	grep -v '^cbexec:' /etc/group >"$T/group"
 	# nobody is a member in the group database; daemon is not.
 	echo "cbexec:x:$gid:nobody" >>"$T/group"
 	cat >"$T/ns.sh" <<'EOS'
@@ -544,7 +545,7 @@ EOS
 		echo "stranger run $?"
 		"$CBEXEC" config show >"$T/show.out" 2>&1
 EOS
-	T=$T run -0 unshare -m bash "$T/ns.sh"
+	T=$T run -0 private_etc bash "$T/ns.sh"
 	assert_line "split run 0"
 	assert_line "member run 0"
 	assert_line "stranger run 0"

@@ -166,11 +166,16 @@ in_root() {
 	    probe "$T/probe" 2>/dev/null ||
 	    skip "no private mounts of an overlay of / here"
 	run -0 in_root '
-	# A machine where cbexec was never installed, whose root used 0.1.
+	# A machine where cbexec was never installed, whose root used 0.1,
+	# whatever this host has (the package, its group, an override).
+	if dpkg-query -W cbexec >/dev/null 2>&1; then
+		dpkg -P cbexec >/dev/null 2>&1
+	fi
+	dpkg-statoverride --remove /var/lib/cbexec >/dev/null 2>&1 || true
 	rm -rf /var/lib/cbexec /etc/cbexec.conf /root/.config/cbexec
 	# No syslog in here: transitions would go to stderr, among the lines.
 	echo "log = \"none\";" >/etc/cbexec.conf
-	if getent group cbexec >/dev/null; then delgroup --quiet cbexec; fi
+	if getent group cbexec >/dev/null; then groupdel -f cbexec; fi
 	mkdir -p /tmp/old && dpkg-deb -x /cbexec.deb /tmp/old
 	/tmp/old/usr/bin/cbexec trip legacy --reason before-the-package
 	echo "before: $(stat -c "%a %U %G" /var/lib/cbexec/state.mdb)"

@@ -22,18 +22,38 @@
 # and named on stderr, so that it shows in the closing line.  A pass also
 # writes a line "# NAME: WHAT" to the counts file for each failure, and
 # `total` prints them above the closing line, so that the end of a long
-# log names what failed.
+# log names what failed.  Each skipped test is written as a line "~ NAME:
+# TEST: REASON", and `total` lists them too.
+#
+# Under CI=true a skipped test fails its pass, named "skipped under CI",
+# unless its reason is one of the known reasons of tests/README.md
+# ("Known skips", a line "- `REASON`" each, compared whole): in CI, as
+# root after `make deps`, every test can run, and a test that skips has
+# lost what it needs.
 set -u
+
+KNOWN_SKIPS=${KNOWN_SKIPS:-${BASH_SOURCE[0]%/*}/README.md}
 
 die() {
 	echo "check-summary: $*" >&2
 	exit 2
 }
 
+# known_skips: the known reasons for a skip, one a line.
+known_skips() {
+	[ -r "$KNOWN_SKIPS" ] || die "cannot read the known skips in '$KNOWN_SKIPS'"
+	# shellcheck disable=SC2016 # the backquotes are README's
+	sed -n '/^## Known skips/,/^## /s/^- `\([^`]*\)`.*/\1/p' "$KNOWN_SKIPS"
+}
+
 # bats NAME COUNTS CMD...
 pass_bats() {
-	local name=$1 counts=$2 tap rc given=-1
+	local name=$1 counts=$2 tap rc given=-1 ci=0 known=
 	shift 2
+	if [ "${CI:-}" = true ]; then
+		ci=1
+		known=$(known_skips) || exit 2
+	fi
 	tap=$(mktemp) || die "mktemp failed"
 	# How many tests bats was given, counted apart from the run, so that
 	# a run that plans fewer (or none) cannot pass.
@@ -45,9 +65,32 @@ pass_bats() {
 	fi
 	"$@" | tee "$tap"
 	rc=${PIPESTATUS[0]}
-	awk -v name="$name" -v rc="$rc" -v given="$given" '
+	awk -v name="$name" -v rc="$rc" -v given="$given" -v ci="$ci" \
+	    -v known="$known" '
+		BEGIN {
+			n = split(known, k, "\n")
+			for (i = 1; i <= n; i++)
+				if (k[i] != "")
+					ok_skip[k[i]] = 1
+		}
 		/^1\.\.[0-9]+/ && !planned { plan = substr($1, 4) + 0; planned = 1 }
-		/^ok .* # skip/ { s++; next }
+		/^ok .* # skip/ {
+			test = $0
+			sub(/^ok [0-9]+ /, "", test)
+			i = index(test, " # skip")
+			why = substr(test, i + 7)
+			test = substr(test, 1, i - 1)
+			sub(/^ /, "", why)
+			if (ci && !(why in ok_skip)) {
+				failed[++f] = sprintf("skipped under CI: %s (%s)", test,
+				    why == "" ? "no reason given" : why)
+				printf "check: %s: %s\n", name, failed[f] > "/dev/stderr"
+				next
+			}
+			s++
+			skipped[s] = test ": " (why == "" ? "no reason given" : why)
+			next
+		}
 		/^ok / { p++; next }
 		/^not ok / { f++; failed[f] = $0; next }
 		/Executed [0-9]+ instead of expected [0-9]+/ {
@@ -80,6 +123,8 @@ pass_bats() {
 				failed[++f] = sprintf("exited %d with no failed test", rc)
 				printf "check: %s: %s\n", name, failed[f] > "/dev/stderr"
 			}
+			for (i = 1; i <= s; i++)
+				printf "~ %s: %s\n", name, skipped[i]
 			for (i = 1; i <= f; i++)
 				printf "# %s: %s\n", name, failed[i]
 			printf "%d %d %d %s\n", p, f, s, name
@@ -135,12 +180,15 @@ total() {
 	[ -r "$1" ] || die "cannot read '$1'"
 	awk '
 		/^# / { sub(/^# /, ""); failed[++nf] = $0; next }
+		/^~ / { sub(/^~ /, ""); skipped[++ns] = $0; next }
 		NF < 2 || $1 !~ /^[0-9]+$/ || $2 !~ /^[0-9]+$/ {
 			printf "check: bad counts line %d: %s\n", NR, $0 > "/dev/stderr"
 			f++; next
 		}
 		{ p += $1; f += $2; s += $3 }
 		END {
+			for (i = 1; i <= ns; i++)
+				printf "check: skipped: %s\n", skipped[i]
 			for (i = 1; i <= nf; i++)
 				printf "check: failed: %s\n", failed[i]
 			printf "check: %d passed, %d failed, %d skipped\n", p, f, s

@@ -78,6 +78,26 @@ cb_at() {
 	    faketime -f "$when" "$CBEXEC" "$@"
 }
 
+# private_etc CMD...: CMD (a program, not a function) with a private
+# /etc that has no cbexec.conf and no group cbexec, whatever the host has:
+# as root, in a mount namespace (private-etc.sh); as another user, who
+# cannot make one, as it is, after need_private_etc.  For the tests of
+# config discovery and of the shared state.
+private_etc() {
+	if [ "$(id -u)" = 0 ]; then
+		unshare -m "$BATS_TEST_DIRNAME/private-etc.sh" \
+		    "$BATS_TEST_TMPDIR/.private-etc" "$@"
+	else
+		"$@"
+	fi
+}
+
+# need_private_etc: skip when private_etc cannot hide what the host has.
+need_private_etc() {
+	[ "$(id -u)" = 0 ] || [ ! -e /etc/cbexec.conf ] ||
+	    skip "/etc/cbexec.conf exists and only root can hide it"
+}
+
 # config TEXT...: replace the config file with these lines.
 config() {
 	printf '%s\n' "$@" >"$CBEXEC_CONFIG"

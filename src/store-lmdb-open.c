@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -402,9 +403,21 @@ static int	lmdb_open_once(struct store_lmdb *, int *, struct cb_err *);
 int
 lmdb_open(struct store_lmdb *sl, struct cb_err *err)
 {
+	static int	 fixed;
 	struct timespec	 ts = { 0, LMDB_FRESH_WAIT_NS };
 	int		 again, tries;
 
+	/*
+	 * mdb_env_open callocs 2 MB (its dirty page list), which glibc maps
+	 * afresh: zero pages that a short write transaction barely touches.
+	 * Once that is freed, glibc would raise its threshold for mapping
+	 * above it and serve the next open's from the heap, zeroing it all
+	 * by hand (150,000 instructions).  A threshold set by hand stays.
+	 */
+	if (!fixed) {
+		(void)mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+		fixed = 1;
+	}
 	for (tries = 1;; tries++) {
 		again = tries < LMDB_FRESH_TRIES;
 		if (lmdb_open_once(sl, &again, err) == 0) {

@@ -99,6 +99,7 @@ main(int argc, char **argv)
 	opts.path = argv[1];
 	opts.mode = 0600;
 	opts.sync = STORE_SYNC_NONE;
+	opts.keep_open = 1;
 	if ((s = store_lmdb_open(&opts, &err)) == NULL) {
 		fprintf(stderr, "gen: %s\n", err.msg);
 		return 1;

@@ -26,11 +26,15 @@
 
 struct store_lmdb {
 	struct store	 s;		/* first: what we hand out */
+	struct store_opts opts;		/* as opened; path is s.path */
+	int		 resting;	/* nothing open: the next operation
+					 * opens it again (lmdb_open) */
 	MDB_env		*env;		/* NULL: read-only, 0-byte file */
 	int		 dfd;		/* the data file, as checked */
 	int		 lfd;		/* the lock file, as checked, or -1 */
 	MDB_dbi		 dbi;
-	int		 dbi_open;	/* dbi is open (lmdb_op_run) */
+	int		 dbi_open;	/* dbi is open (lmdb_begin) */
+	int		 readers_checked;	/* once a process */
 	int		 readonly;
 	int		 broken;	/* a map resize failed: no map left */
 	struct cb_buf	 out;		/* update callback output, reused */
@@ -39,10 +43,8 @@ struct store_lmdb {
 	uint64_t	 rnd;		/* xorshift state for sampling */
 	int64_t		 lock_timeout_ms;	/* longest wait for a lock */
 	void		(*on_signal)(int);	/* store_opts */
+	int		 pid_wait;	/* the wait was for our pid's byte */
 };
-
-/* The operations of a struct store_lmdb (store-lmdb.c). */
-extern const struct store_ops lmdb_ops;
 
 /*
  * Begin a transaction on sl->env; an LMDB error code, or 0 with *txn to
@@ -51,12 +53,25 @@ extern const struct store_ops lmdb_ops;
 int	lmdb_begin(struct store_lmdb *, unsigned int flags, MDB_txn **);
 
 /* Fill err for a failed mdb_env_open, or the setup after it (the main
- * database's handle, on the first operation), and set errno. */
+ * database's handle, on the first operation), and set errno
+ * (store-lmdb-open.c). */
 void	lmdb_open_error(const char *path, int rc, struct cb_err *);
 
-/* Close everything sl holds, whatever state the open left it in, and free
- * it (store-lmdb.c). */
-void	lmdb_close(struct store *);
+/*
+ * Open a resting sl as sl->opts says, with every check, on the files its
+ * path names now: 0, or -1 with err, sl still resting.  Each operation
+ * opens it so, and lets go of it at its end (lmdb_rest), so that no
+ * process holds LMDB's lock on its pid's byte of the lock file longer
+ * than an operation (store-lmdb-open.c).
+ */
+int	lmdb_open(struct store_lmdb *, struct cb_err *);
+
+/*
+ * Close the environment and both files, and with them drop every lock
+ * this process holds on the lock file; sl itself stays, resting
+ * (store-lmdb-open.c).
+ */
+void	lmdb_rest(struct store_lmdb *);
 
 /*
  * In write transaction txn, when the store already holds max_records,

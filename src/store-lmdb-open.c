@@ -6,14 +6,16 @@
  * an existing file is never truncated, chmod'ed or repaired here; nor is
  * one shorter than its used pages, nor a symlink in place of either file
  * (both files are opened and checked here first, and LMDB is handed names
- * that lead only to them: statefile.c).  One of the three files that
- * include lmdb.h (store-lmdb-int.h).
+ * that lead only to them: statefile.c).  Each operation opens the store
+ * so and closes it at its end (lmdb_open, lmdb_rest).  One of the three
+ * files that include lmdb.h (store-lmdb-int.h).
  */
 #include <sys/stat.h>
 #include <sys/types.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -396,20 +398,34 @@ lmdb_fresh(const struct lmdb_files *f)
 	return f->dst.st_size < 2 * (off_t)(page > 0 ? page : 4096);
 }
 
-static struct store *lmdb_open_once(const struct store_opts *, int *,
-    struct cb_err *);
+static int	lmdb_open_once(struct store_lmdb *, int *, struct cb_err *);
 
-struct store *
-store_lmdb_open(const struct store_opts *opts, struct cb_err *err)
+int
+lmdb_open(struct store_lmdb *sl, struct cb_err *err)
 {
+	static int	 fixed;
 	struct timespec	 ts = { 0, LMDB_FRESH_WAIT_NS };
-	struct store	*s;
 	int		 again, tries;
 
+	/*
+	 * mdb_env_open callocs 2 MB (its dirty page list), which glibc maps
+	 * afresh: zero pages that a short write transaction barely touches.
+	 * Once that is freed, glibc would raise its threshold for mapping
+	 * above it and serve the next open's from the heap, zeroing it all
+	 * by hand (150,000 instructions).  A threshold set by hand stays.
+	 */
+	if (!fixed) {
+		(void)mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+		fixed = 1;
+	}
 	for (tries = 1;; tries++) {
 		again = tries < LMDB_FRESH_TRIES;
-		if ((s = lmdb_open_once(opts, &again, err)) != NULL || !again)
-			return s;
+		if (lmdb_open_once(sl, &again, err) == 0) {
+			sl->resting = 0;
+			return 0;
+		}
+		if (!again)
+			return -1;
 		(void)nanosleep(&ts, NULL);
 	}
 }
@@ -418,27 +434,16 @@ store_lmdb_open(const struct store_opts *opts, struct cb_err *err)
  * *again in: a file being made may be waited for; out: it was found so,
  * and nothing was undone: try again.
  */
-static struct store *
-lmdb_open_once(const struct store_opts *opts, int *again,
-    struct cb_err *err)
+static int
+lmdb_open_once(struct store_lmdb *sl, int *again, struct cb_err *err)
 {
-	struct store_lmdb	*sl;
+	const struct store_opts	*opts = &sl->opts;
 	struct lmdb_files	 f;
 	int			 fd, rc, exists, invalid = 0;
 
-	if (lmdb_open_path(opts, &exists, err) != 0)
-		return NULL;
-	sl = xcalloc(1, sizeof *sl);
-	sl->s.ops = &lmdb_ops;
-	sl->s.path = xstrdup(opts->path);
-	sl->readonly = opts->readonly;
-	sl->dfd = sl->lfd = -1;
-	sl->lock_timeout_ms = opts->lock_timeout_ms > 0 ?
-	    opts->lock_timeout_ms : 10000;
-	sl->on_signal = opts->on_signal;
-	if (opts->rank != NULL) {
-		sl->max_records = opts->max_records;
-		sl->rank = opts->rank;
+	if (lmdb_open_path(opts, &exists, err) != 0) {
+		*again = 0;
+		return -1;
 	}
 	memset(&f, 0, sizeof f);
 	f.path = opts->path;
@@ -475,11 +480,11 @@ lmdb_open_once(const struct store_opts *opts, int *again,
 		invalid = 1;
 		goto fail;
 	}
-	/* The main database's handle: by the first operation (lmdb_op_run),
-	 * whose wait for the same locks lock_timeout bounds. */
+	/* The main database's handle: in the operation's first transaction
+	 * (lmdb_begin), whose wait for the locks lock_timeout bounds. */
 done:
 	free(f.lockpath);
-	return &sl->s;
+	return 0;
 
 fail_rc:
 	lmdb_open_error(f.path, rc, err);
@@ -490,9 +495,43 @@ fail:
 	if (!*again)
 		lmdb_open_undo(sl, &f, invalid);
 	free(f.lockpath);
-	lmdb_close(&sl->s);
+	lmdb_rest(sl);
 	errno = rc > 0 ? rc : EINVAL;
-	return NULL;
+	return -1;
+}
+
+void
+lmdb_open_error(const char *path, int rc, struct cb_err *err)
+{
+	if (rc == MDB_INVALID)
+		err_set(err, "state '%s' is not an LMDB file", path);
+	else if (rc == MDB_VERSION_MISMATCH)
+		err_set(err, "cannot open state '%s': "
+		    "incompatible LMDB version", path);
+	else
+		err_set(err, "cannot open state '%s': %s", path,
+		    mdb_strerror(rc));
+	/* Never leave a stray ENOENT: the readonly caller trusts it. */
+	errno = rc > 0 ? rc : EINVAL;
+}
+
+void
+lmdb_rest(struct store_lmdb *sl)
+{
+	/* Clears this pid's reader slots while its byte is still ours. */
+	mdb_env_close(sl->env);		/* NULL is fine */
+	sl->env = NULL;
+	/*
+	 * Only now: closing any descriptor of the lock file drops every
+	 * POSIX record lock this process holds on it, LMDB's included.
+	 */
+	if (sl->lfd != -1)
+		(void)close(sl->lfd);
+	if (sl->dfd != -1)
+		(void)close(sl->dfd);
+	sl->lfd = sl->dfd = -1;
+	sl->dbi_open = sl->broken = 0;
+	sl->resting = 1;
 }
 
 const char *

@@ -312,6 +312,12 @@ wait_timed_out(const struct store_lmdb *sl, int again, struct cb_err *err)
 	if (again)
 		err_set(err, "state '%s' is still locked by another process "
 		    "(lock_timeout %s passed)", sl->s.path, d);
+	else if (sl->pid_wait)
+		err_set(err, "state '%s': byte %ld of its lock file, which "
+		    "LMDB locks for a reader of pid %ld, stayed locked by "
+		    "another process (of another PID namespace, with the same "
+		    "pid) for lock_timeout (%s)", sl->s.path, (long)getpid(),
+		    (long)getpid(), d);
 	else if (w.abandoned)
 		err_set(err, "state '%s': repairing the lock of a writer that "
 		    "died, LMDB waited lock_timeout (%s) for the reader table, "

@@ -5,8 +5,12 @@
  * sits beside it as PATH-lock (MDB_NOSUBDIR); records live in the unnamed
  * main database, keyed by the breaker NAME bytes.  Each update() is one
  * write transaction, so concurrent invocations serialise on LMDB's writer
- * lock and never lose an update.  The map starts small and doubles when it
- * fills; another process growing it is picked up on the next transaction.
+ * lock and never lose an update.  The environment is open only during an
+ * operation (lmdb_op): LMDB locks the byte at offset pid of the lock file
+ * from a process's first read until it closes the environment, and a
+ * container's cbexec may have the same pid as ours.  The map starts small
+ * and doubles when it fills; another process growing it is picked up on
+ * the next transaction.
  * Not for threads; a process must not open the same state twice at once
  * (closing one would drop LMDB's POSIX record locks of the other), and the
  * callbacks of update() and each() run inside a transaction and must not
@@ -44,8 +48,9 @@ static int	lmdb_each(struct store *, store_each_fn, void *,
 		    struct cb_err *);
 static int	lmdb_prune(struct store *, store_prune_fn, void *,
 		    struct cb_buf *, struct cb_err *);
+static void	lmdb_close(struct store *);
 
-const struct store_ops lmdb_ops = {
+static const struct store_ops lmdb_ops = {
 	.kind = "lmdb",
 	.update = lmdb_update,
 	.update_peek = lmdb_update_peek,
@@ -58,7 +63,11 @@ const struct store_ops lmdb_ops = {
 /*
  * Begin a transaction, adopting a map another process has grown
  * (MDB_MAP_RESIZED) and clearing the reader slots of dead processes once
- * if the reader table is full.
+ * if the reader table is full.  A process's first read locks the byte at
+ * offset pid of the lock file (F_SETLK), and fails with EAGAIN while a
+ * process of another PID namespace with the same pid holds it (SPEC 5,
+ * Containers): waited out like a lock, as that one lets go of it when it
+ * closes the environment, at the end of its operation.
  */
 static int
 lmdb_begin_locked(struct store_lmdb *sl, unsigned int flags, MDB_txn **txn)
@@ -67,6 +76,13 @@ lmdb_begin_locked(struct store_lmdb *sl, unsigned int flags, MDB_txn **txn)
 
 	for (;;) {
 		rc = mdb_txn_begin(sl->env, NULL, flags, txn);
+		sl->pid_wait = (flags & MDB_RDONLY) != 0 &&
+		    (rc == EAGAIN || rc == EACCES);
+		if (sl->pid_wait) {
+			if (lmdb_wait_pause() != 0)
+				return rc;
+			continue;
+		}
 		if (rc == MDB_MAP_RESIZED && resized++ < LMDB_RETRIES) {
 			if ((rc = mdb_env_set_mapsize(sl->env, 0)) != 0) {
 				sl->broken = 1;
@@ -82,21 +98,6 @@ lmdb_begin_locked(struct store_lmdb *sl, unsigned int flags, MDB_txn **txn)
 		}
 		return rc;
 	}
-}
-
-void
-lmdb_open_error(const char *path, int rc, struct cb_err *err)
-{
-	if (rc == MDB_INVALID)
-		err_set(err, "state '%s' is not an LMDB file", path);
-	else if (rc == MDB_VERSION_MISMATCH)
-		err_set(err, "cannot open state '%s': "
-		    "incompatible LMDB version", path);
-	else
-		err_set(err, "cannot open state '%s': %s", path,
-		    mdb_strerror(rc));
-	/* Never leave a stray ENOENT: the readonly caller trusts it. */
-	errno = rc > 0 ? rc : EINVAL;
 }
 
 /*
@@ -117,6 +118,17 @@ lmdb_begin(struct store_lmdb *sl, unsigned int flags, MDB_txn **txn)
 		if (rc == 0)
 			mdb_txn_abort(*txn);
 		return ECANCELED;
+	}
+	/*
+	 * The main database's handle, once an environment, in the first
+	 * transaction: no I/O, and no transaction of its own, which would
+	 * take the reader table's lock once more an operation.
+	 */
+	if (rc == 0 && !sl->dbi_open) {
+		if ((rc = mdb_dbi_open(*txn, NULL, 0, &sl->dbi)) != 0)
+			mdb_txn_abort(*txn);
+		else
+			sl->dbi_open = 1;
 	}
 	return rc;
 }
@@ -520,37 +532,26 @@ struct lmdb_op {
 };
 
 /*
- * Open the main database, keeping its handle: 0, or -1 with err.  Done by
- * the first operation, in its lmdb_wait_call, as it waits for the reader
- * table's lock too.
+ * Free the reader slots whose pid holds no lock any more: cheap, but it
+ * takes the reader table's lock (a wait), so once a process, not at
+ * every operation's open.  0, or -1 with err.
  */
 static int
-lmdb_open_db(struct store_lmdb *sl, struct cb_err *err)
+lmdb_check_readers(struct store_lmdb *sl, struct cb_err *err)
 {
-	MDB_txn	*txn;
-	int	 rc, cancelled;
+	int	rc, cancelled;
 
-	/* Cheap: frees slots whose pid holds no lock any more (but takes
-	 * the reader table's lock: a wait). */
+	sl->readers_checked = 1;
 	if (lmdb_wait_enter() != 0)
 		return -1;
 	rc = mdb_reader_check(sl->env, NULL);
 	cancelled = lmdb_wait_leave();
 	if (cancelled != 0)
 		return -1;
-	if (rc == 0 && (rc = lmdb_begin(sl, MDB_RDONLY, &txn)) == ECANCELED)
-		return -1;
-	if (rc == 0) {
-		if ((rc = mdb_dbi_open(txn, NULL, 0, &sl->dbi)) != 0)
-			mdb_txn_abort(txn);
-		else	/* commit, not abort, keeps the handle */
-			rc = mdb_txn_commit(txn);
-	}
 	if (rc != 0) {
 		lmdb_open_error(sl->s.path, rc, err);
 		return -1;
 	}
-	sl->dbi_open = 1;
 	return 0;
 }
 
@@ -559,7 +560,8 @@ lmdb_op_run(struct store_lmdb *sl, void *a, struct cb_err *err)
 {
 	struct lmdb_op	*op = a;
 
-	if (sl->env != NULL && !sl->dbi_open && lmdb_open_db(sl, err) != 0)
+	if (sl->env != NULL && !sl->readers_checked &&
+	    lmdb_check_readers(sl, err) != 0)
 		return -1;
 	switch (op->kind) {
 	case OP_UPDATE:
@@ -578,13 +580,39 @@ lmdb_op_run(struct store_lmdb *sl, void *a, struct cb_err *err)
 	return -1;
 }
 
+/*
+ * One operation with the environment open: opened again if it rests, and
+ * let go of at the end (SPEC 5, Containers).  LMDB locks the byte at
+ * offset pid of the lock file from a process's first read until it
+ * closes the environment, and a process of another PID namespace may
+ * have the same pid: one that kept it open while its command ran would
+ * keep ours from reading for as long.
+ */
+static int
+lmdb_op(struct store *s, struct lmdb_op *op, struct cb_err *err)
+{
+	struct store_lmdb	*sl = (struct store_lmdb *)s;
+	int			 rc, e;
+
+	if (sl->resting && lmdb_open(sl, err) != 0)
+		return -1;
+	sl->pid_wait = 0;
+	rc = lmdb_wait_call(sl, lmdb_op_run, op, err);
+	if (!sl->opts.keep_open) {
+		e = errno;
+		lmdb_rest(sl);
+		errno = e;
+	}
+	return rc;
+}
+
 static int
 lmdb_update(struct store *s, const char *name, store_update_fn fn, void *arg,
     struct cb_err *err)
 {
 	struct lmdb_op	op = { OP_UPDATE, name, fn, NULL, NULL, arg, NULL };
 
-	return lmdb_wait_call((struct store_lmdb *)s, lmdb_op_run, &op, err);
+	return lmdb_op(s, &op, err);
 }
 
 static int
@@ -594,7 +622,7 @@ lmdb_update_peek(struct store *s, const char *name, store_update_fn fn,
 	struct lmdb_op	op = { OP_UPDATE_PEEK, name, fn, NULL, NULL, arg,
 			    NULL };
 
-	return lmdb_wait_call((struct store_lmdb *)s, lmdb_op_run, &op, err);
+	return lmdb_op(s, &op, err);
 }
 
 static int
@@ -603,7 +631,7 @@ lmdb_get(struct store *s, const char *name, struct cb_buf *out,
 {
 	struct lmdb_op	op = { OP_GET, name, NULL, NULL, NULL, NULL, out };
 
-	return lmdb_wait_call((struct store_lmdb *)s, lmdb_op_run, &op, err);
+	return lmdb_op(s, &op, err);
 }
 
 static int
@@ -611,7 +639,7 @@ lmdb_each(struct store *s, store_each_fn fn, void *arg, struct cb_err *err)
 {
 	struct lmdb_op	op = { OP_EACH, NULL, NULL, fn, NULL, arg, NULL };
 
-	return lmdb_wait_call((struct store_lmdb *)s, lmdb_op_run, &op, err);
+	return lmdb_op(s, &op, err);
 }
 
 static int
@@ -620,23 +648,45 @@ lmdb_prune(struct store *s, store_prune_fn fn, void *arg,
 {
 	struct lmdb_op	op = { OP_PRUNE, NULL, NULL, NULL, fn, arg, removed };
 
-	return lmdb_wait_call((struct store_lmdb *)s, lmdb_op_run, &op, err);
+	return lmdb_op(s, &op, err);
 }
 
-void
+struct store *
+store_lmdb_open(const struct store_opts *opts, struct cb_err *err)
+{
+	struct store_lmdb	*sl;
+	int			 e;
+
+	sl = xcalloc(1, sizeof *sl);
+	sl->s.ops = &lmdb_ops;
+	sl->s.path = xstrdup(opts->path != NULL ? opts->path : "");
+	sl->opts = *opts;
+	sl->opts.path = sl->s.path;
+	sl->readonly = opts->readonly;
+	sl->dfd = sl->lfd = -1;
+	sl->resting = 1;
+	sl->lock_timeout_ms = opts->lock_timeout_ms > 0 ?
+	    opts->lock_timeout_ms : 10000;
+	sl->on_signal = opts->on_signal;
+	if (opts->rank != NULL) {
+		sl->max_records = opts->max_records;
+		sl->rank = opts->rank;
+	}
+	if (lmdb_open(sl, err) != 0) {
+		e = errno;
+		lmdb_close(&sl->s);
+		errno = e;
+		return NULL;
+	}
+	return &sl->s;
+}
+
+static void
 lmdb_close(struct store *s)
 {
 	struct store_lmdb	*sl = (struct store_lmdb *)s;
 
-	mdb_env_close(sl->env);		/* NULL is fine */
-	/*
-	 * Only now: closing any descriptor of the lock file drops every
-	 * POSIX record lock this process holds on it, LMDB's included.
-	 */
-	if (sl->lfd != -1)
-		(void)close(sl->lfd);
-	if (sl->dfd != -1)
-		(void)close(sl->dfd);
+	lmdb_rest(sl);
 	buf_free(&sl->out);
 	free(s->path);
 	free(sl);

@@ -186,6 +186,10 @@ struct store_opts {
 	void		(*on_signal)(int);	/* called with SIGINT, SIGTERM,
 					 * SIGHUP or SIGQUIT taken while
 					 * waiting for the store; may exit */
+	int		 keep_open;	/* LMDB: keep it open between
+					 * operations, for a program that
+					 * does nothing else (bench/gen.c);
+					 * never cbexec (SPEC 5) */
 };
 
 /*
@@ -203,8 +207,14 @@ struct store_opts {
  * that cannot be pinned so is refused, never opened by name.  Waits on
  * the store's locks are bounded (lock_timeout_ms, on_signal).  The
  * returned store's descriptors are all close-on-exec; it holds two more
- * than LMDB's own (the checked data and lock files).  The program's own
- * pthread_mutex_lock is LMDB's (store-lmdb-wait.c).
+ * than LMDB's own (the checked data and lock files).  They are open only
+ * during an operation: each one ends by closing the environment and both
+ * files, and the next opens them again, with every check, as they are
+ * named then (SPEC 5, Containers: LMDB's lock on the byte at offset pid
+ * of the lock file is held from a process's first read until it closes
+ * the environment, and a process of another PID namespace can have the
+ * same pid; one that finds it held waits, within lock_timeout_ms).  The
+ * program's own pthread_mutex_lock is LMDB's (store-lmdb-wait.c).
  */
 struct store	*store_lmdb_open(const struct store_opts *, struct cb_err *);
 

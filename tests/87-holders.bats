@@ -7,7 +7,8 @@
 # another boot of a local state file frees at once, one from another PID
 # namespace (a container) only at its lease; a pid that exists with
 # another start time is dead, whoever owns it.  status judges all this
-# itself, with no call before it.
+# itself, with no call before it.  Containers with equal pids share a
+# state (SPEC 5, Containers; issue 25 item 6).
 
 load helper
 load plant
@@ -357,4 +358,102 @@ teardown() {
 		echo ok'
 	assert_output ok
 	rm -rf "$dir"
+
+# Containers with equal pids (SPEC 5, Containers; issue 25 item 6).  LMDB
+# locks the byte at offset pid of the lock file for each process that
+# reads, from its first read until it closes the state; two containers'
+# cbexecs are both pid 2 when each container's init starts them.
+
+need_pidns() {
+	need_root
+	unshare -p -f --mount-proc true 2>/dev/null ||
+	    skip "unshare -p is not permitted here"
+}
+
+# in_pidns CMD...: CMD as pid 2 of a PID namespace of its own, as a
+# container's init (sh, pid 1) starts it.
+in_pidns() {
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	unshare -p -f --mount-proc sh -c '"$@"; r=$?; exit $r' sh "$@"
+}
+
+# hold_pid2: hold-writer -r as pid 2 of a container: its read transaction
+# locks byte 2 of the lock file, until release_pid2.
+hold_pid2() {
+	[ -x "${HOLD_WRITER:-}" ] || skip "HOLD_WRITER (built by make check) is not set"
+	mkfifo hold.in
+	in_pidns "$HOLD_WRITER" -r "$CBEXEC_STATE" <hold.in >hold.out 3>&- &
+	echo $! >holder.pid
+	exec 8>hold.in
+	wait_for grep -q held hold.out
+}
+
+release_pid2() {
+	exec 8>&-
+	wait "$(cat holder.pid)"
+}
+
+@test "two containers with equal pids share a state: while one's job holds the only slot, the other's call is refused busy, never run unguarded" {
+	need_pidns
+	config 'defaults = { max_concurrent = 1; };'
+	bg a in_pidns "$CBEXEC" run x -- sh -c \
+	    'echo $PPID >"$0/a.cbexec"; while [ ! -e "$0/release" ]; do sleep 0.02; done' \
+	    "$T"
+	wait_for test -s a.cbexec
+	assert_equal "$(cat a.cbexec)" 2
+	run -75 in_pidns "$CBEXEC" run x -- touch ran
+	assert_output --regexp "^cbexec: x: busy, 1 of 1 running \(pid 2 in pid:\[[0-9]+\] since [0-9:]+\)$"
+	[ ! -e ran ]
+	touch release
+	bg_wait a
+	assert_equal "$(bg_rc a)" 0
+	assert_equal "$(cat err.a)" ''
+	# The slot freed, the next container's call takes it.
+	run -0 --separate-stderr in_pidns "$CBEXEC" run x -- touch ran
+	assert_equal "$stderr" ''
+	[ -e ran ]
+	assert_equal "$(json x '[.calls, .busy, (.running | length)] | map(tostring) | join(" ")')" \
+	    '2 1 0'
+}
+
+@test "a process of another container with the same pid reading the state for a moment is waited for" {
+	need_pidns
+	run -0 cb run x -- true
+	hold_pid2
+	# Not bg: bash would keep a copy of fd 8 in the subshell for the
+	# redirection, and the holder would never see its stdin close.
+	(
+		rc=0
+		in_pidns "$CBEXEC" run x -- touch ran 2>err.b || rc=$?
+		echo "$rc" >rc.tmp && mv rc.tmp rc.b
+	) 3>&- 8>&- &
+	echo $! >b.pid
+	# A second, as a container's cbexec holds it while it waits for the
+	# writer lock: still waiting (it used to run the command unguarded
+	# at once), and it goes on when the other lets go.
+	sleep 1
+	[ ! -e rc.b ]
+	release_pid2
+	wait "$(cat b.pid)"
+	assert_equal "$(cat rc.b)" 0
+	assert_equal "$(cat err.b)" ''
+	[ -e ran ]
+	assert_equal "$(json x .calls)" 2
+}
+
+@test "a process of another container with the same pid reading the state past lock_timeout: on_store_error, naming the state and why" {
+	need_pidns
+	config 'lock_timeout = "1s";' 'log = "none";' 'on_store_error = "closed";'
+	run -0 cb run x -- true
+	hold_pid2
+	run -125 timeout 60 unshare -p -f --mount-proc sh -c \
+	    '"$@"; r=$?; exit $r' sh "$CBEXEC" run x -- touch ran 8>&-
+	assert_output "cbexec: state '$CBEXEC_STATE': byte 2 of its lock file, which LMDB locks for a reader of pid 2, stayed locked by another process (of another PID namespace, with the same pid) for lock_timeout (1s); refusing to run 'touch' (on_store_error = closed)"
+	[ ! -e ran ]
+	# status reads too, and says the same.
+	run -1 timeout 60 unshare -p -f --mount-proc sh -c \
+	    '"$@"; r=$?; exit $r' sh "$CBEXEC" status 8>&-
+	assert_output --partial "byte 2 of its lock file"
+	release_pid2
+	assert_equal "$(json x .calls)" 1
 }

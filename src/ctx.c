@@ -213,7 +213,7 @@ ctx_memo_write(struct cb_ctx *ctx)
 	used = cmd_memo_base(ctx);
 	dflt = cmd_memo_default(ctx);
 	if (used != NULL)
-		lastgood_remember(used, &ctx->cfg, now, 1);
+		lastgood_remember(used, &ctx->cfg, now, 0);
 	if (dflt != NULL && (used == NULL || strcmp(used, dflt) != 0) &&
 	    ctx->cfg.state != NULL && ctx->cfg.state[0] != '\0')
 		lastgood_remember(dflt, &ctx->cfg, now, 1);
@@ -441,14 +441,16 @@ cmd_store(struct cb_ctx *ctx, int readonly, struct cb_err *err)
 			return NULL;
 		}
 	}
-	if (!readonly && !ctx->cfg_broken && !ctx->memo_written &&
-	    ctx->cfg.path != NULL)
-		ctx_memo_write(ctx);
 	state_split_note(ctx);
 	if (ctx->state_redis)
 		ctx->store = ctx_open_redis(ctx, ctx->state, err);
 	else
 		ctx->store = ctx_open_lmdb(ctx, ctx->state, readonly, err);
+	/* After the open, which makes the state's directory as it should
+	 * be, not before it. */
+	if (ctx->store != NULL && !readonly && !ctx->cfg_broken &&
+	    !ctx->memo_written && ctx->cfg.path != NULL)
+		ctx_memo_write(ctx);
 	return ctx->store;
 }
 

@@ -122,7 +122,7 @@ teardown() {
 	    exec 7</dev/null
 	    exec "$CBEXEC" run x -- /bin/ls /proc/self/fd'
 	assert_output "$(printf '0\n1\n2\n3\n7')"
-	run -0 bash -c 'exec 7</dev/null; exec "$CBEXEC" trip x'
+	run -0 bash -c 'exec 7</dev/null; exec "$CBEXEC" -q trip x'
 	assert_output "$(printf '0\n1\n2\n3')"
 }
 

@@ -177,7 +177,7 @@ in_root() {
 	echo "log = \"none\";" >/etc/cbexec.conf
 	if getent group cbexec >/dev/null; then groupdel -f cbexec; fi
 	mkdir -p /tmp/old && dpkg-deb -x /cbexec.deb /tmp/old
-	/tmp/old/usr/bin/cbexec trip legacy --reason before-the-package
+	/tmp/old/usr/bin/cbexec -q trip legacy --reason before-the-package
 	echo "before: $(stat -c "%a %U %G" /var/lib/cbexec/state.mdb)"
 
 	dpkg -i /cbexec.deb >/dev/null 2>&1

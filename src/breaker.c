@@ -215,7 +215,9 @@ refuse(struct cb_record *r, const struct cb_env *env, struct cb_ticket *t)
 		 * call's end being the transition's time: the second when
 		 * open_until <= 2 end - start. */
 		t->open_until_ms = r->open_until_ms;
+		/* Not after the clock stepped back past the transition. */
 		if (!r->manual && r->changed_at_ms > r->opened_at_ms &&
+		    r->changed_at_ms <= env->now_ms &&
 		    r->open_until_ms <= 2 * r->changed_at_ms - r->opened_at_ms)
 			t->opener_end_ms = r->changed_at_ms;
 	} else

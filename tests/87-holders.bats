@@ -358,6 +358,7 @@ teardown() {
 		echo ok'
 	assert_output ok
 	rm -rf "$dir"
+}
 
 # Containers with equal pids (SPEC 5, Containers; issue 25 item 6).  LMDB
 # locks the byte at offset pid of the lock file for each process that

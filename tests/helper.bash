@@ -348,3 +348,16 @@ patch_record() {
 	rm -f "$CBEXEC_STATE" "$CBEXEC_STATE-lock"
 	mdb_load -n -f dump.new "$CBEXEC_STATE"
 }
+
+# readme_rules_test: a promtool test of rules.yml (the README's rules, as
+# the caller extracted them), its input series and alert tests read from
+# stdin as they stand under "tests: - interval: 1m"; it must pass.
+readme_rules_test() {
+	{
+		printf 'rule_files: [rules.yml]\nevaluation_interval: 1m\n'
+		printf 'tests:\n  - interval: 1m\n'
+		cat
+	} >t.yml
+	run -0 promtool test rules t.yml
+	assert_output --partial SUCCESS
+}

@@ -289,7 +289,7 @@ print_next(struct status_walk *w, const struct cb_policy *p)
 {
 	const struct cb_record	*r = &w->rec;
 	FILE			*f = w->out;
-	char			 a[48], b[48];
+	char			 a[48], b[48], rate[160];
 	int64_t			 lease = 0;
 	size_t			 i;
 
@@ -329,6 +329,11 @@ print_next(struct status_walk *w, const struct cb_policy *p)
 		    "first lease ends %s)\n", (unsigned)r->nslots,
 		    p->half_open_max_calls, b);
 		break;
+	}
+	/* max_rate (SPEC 2d): the rate, and when its next turn comes. */
+	if (breaker_rate_text(r, w->now, rate, sizeof rate)) {
+		label(f, "Rate limit");
+		fprintf(f, "%s\n", rate);
 	}
 }
 
@@ -603,6 +608,7 @@ status_text_add(struct status_walk *w, const char *name)
 	const struct cb_policy	*cfg;
 	struct cb_policy	 p;
 	struct status_row		*row;
+	int64_t			 next;
 
 	if ((cfg = row_policy(w, name)) == NULL)
 		return -1;
@@ -627,6 +633,11 @@ status_text_add(struct status_walk *w, const char *name)
 	ago(w->now, breaker_never_changed(r) ? 0 : r->changed_at_ms,
 	    row->changed, sizeof row->changed);
 	retry_in(r, w->now, row->retry, sizeof row->retry);
+	/* Closed, but max_rate's next turn is later (SPEC 2d). */
+	if (r->state == STATE_CLOSED && (next = breaker_rate_next(r,
+	    w->now)) > w->now)
+		breaker_rate_wait_text(next - w->now, row->retry,
+		    sizeof row->retry);
 	return 0;
 }
 

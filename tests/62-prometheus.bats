@@ -41,7 +41,7 @@ promtool_ok() {
 	prom
 	promtool_ok m.prom
 	run -0 grep -c '^# TYPE ' m.prom
-	assert_output 14
+	assert_output 15
 	run -0 grep -v '^#' m.prom
 	assert_output 'cbexec_config_ok 1'
 }

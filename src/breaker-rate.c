@@ -34,9 +34,14 @@ breaker_gcra(int64_t tat_us, int64_t now_us, int64_t interval_us,
 		burst = 1;
 	tau = (int64_t)(burst - 1) * interval_us;
 	most = now_us + tau + interval_us;
-	/* Later than any admission here could set it: the clock stepped
-	 * back, or a host ahead of ours admitted. */
-	if (tat_us > most)
+	/*
+	 * Later than any admission could set it, by more than any skew we
+	 * stand for: the clock stepped back.  Within the skew it stays: a
+	 * process whose "now" was read before it waited for the store, or
+	 * a host a little behind, must never lower it (that would hand out
+	 * the turns another one spent).
+	 */
+	if (tat_us - most > BREAKER_RATE_SKEW_US)
 		tat_us = most;
 	if (tat_us < now_us)
 		tat_us = now_us;

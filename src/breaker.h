@@ -261,13 +261,17 @@ int	breaker_reset(struct cb_record *, const struct cb_policy *,
  * call at now goes through when now >= TAT - tau, and then TAT becomes
  * max(TAT, now) + T; a refused call's turn comes in TAT - tau - now.
  * Times in microseconds.  A stored TAT later than now + tau + T, which no
- * admission here can have written, is taken as now + tau + T: the clock
- * stepped back (or a host whose clock runs ahead admitted), and no call
- * waits longer than one interval from the moment that is noticed.
+ * admission can have written at now, by more than BREAKER_RATE_SKEW_US,
+ * is taken as now + tau + T: the clock stepped back, and no call waits
+ * longer than one interval (and that skew) from the moment it is noticed.
+ * Within the skew the TAT is never lowered: a "now" read before a wait
+ * for the store, or a host's clock a little behind another's, would
+ * otherwise hand out again the turns that were spent.
  *
  * breaker_gcra: the arithmetic alone.  1 admitted, *tat the new TAT; 0
  * refused, *tat the (capped) TAT and *wait_us > 0 until the turn.
  */
+#define BREAKER_RATE_SKEW_US	(60 * 1000000LL)	/* a minute */
 int	breaker_gcra(int64_t tat_us, int64_t now_us, int64_t interval_us,
 	    uint32_t burst, int64_t *tat, int64_t *wait_us);
 /* T of rate in microseconds (rate->n > 0: policy_rate_valid's). */

@@ -47,13 +47,24 @@ test_gcra_cases(void)
 	CHECK_EQ(breaker_gcra(tat, now + T, T, 3, &tat, &wait), 1);
 	CHECK_EQ(breaker_gcra(tat, now + T, T, 3, &tat, &wait), 0);
 
+	/* A TAT later than any admission at now could set, within the
+	 * skew (a now read before a wait for the lock, a host behind): it
+	 * stays, and the wait is the whole of it. */
+	CHECK_EQ(breaker_gcra(now + 2 * T + 10 * SEC * US, now, T, 1, &tat,
+	    &wait), 0);
+	CHECK_EQ(tat, now + 2 * T + 10 * SEC * US);
+	CHECK_EQ(wait, 2 * T + 10 * SEC * US);
+	CHECK_EQ(breaker_gcra(now + T + 60 * SEC * US, now, T, 1, &tat,
+	    &wait), 0);
+	CHECK_EQ(tat, now + T + 60 * SEC * US);
 	/* The clock stepped back an hour: never more than one T to wait. */
 	CHECK_EQ(breaker_gcra(now + 2 * T, now - 3600 * 1000 * US, T, 1, &tat,
 	    &wait), 0);
 	CHECK_EQ(wait, T);
 	CHECK_EQ(tat, now - 3600 * 1000 * US + T);
 	/* ... with a burst: the tolerance and one T. */
-	CHECK_EQ(breaker_gcra(now + 50 * T, now, T, 4, &tat, &wait), 0);
+	CHECK_EQ(breaker_gcra(now + 50 * T + 60 * SEC * US, now, T, 4, &tat,
+	    &wait), 0);
 	CHECK_EQ(wait, T);
 	CHECK_EQ(tat, now + 4 * T);
 	/* A burst of 0 (never from a policy) is 1. */

@@ -125,6 +125,8 @@ IO	+= keys
 IO	+= confmemo lastgood stategroup
 # The bulkhead's refusal line and --wait (SPEC 2b).
 IO	+= busy
+# The rate limit's GCRA (SPEC 2d): pure, time passed in.
+PURE	+= breaker-rate
 # The Redis store's URL parser (pure) and deadline-bound name lookup; its
 # connection and walks only with hiredis (store-redis.c stands alone
 # without it).
@@ -150,7 +152,7 @@ $(B)/cbexec: $(OBJS)
 
 UNITOBJS = $(B)/unit.o $(B)/unit-record.o $(B)/unit-record4.o \
 	$(B)/unit-record5.o $(B)/unit-jobmark.o \
-	$(B)/unit-breaker.o \
+	$(B)/unit-breaker.o $(B)/unit-rate.o \
 	$(B)/unit-classify.o $(B)/unit-policy.o $(B)/unit-token.o
 UNITOBJS += $(B)/unit-redis-url.o
 # out.o (status's writers) needs libc alone, so it is tested here too.

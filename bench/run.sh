@@ -71,6 +71,12 @@ done
 # A closed run with a concurrency limit: admission takes a run slot, so
 # it writes (SPEC 2b).
 printf 'defaults = { max_concurrent = 4; };\n' >"$D/bulkhead.conf"
+# The rate limit (SPEC 2d) against the bulkhead: a closed run under a
+# max_rate it never reaches writes its turn, as max_concurrent = 1 writes
+# its slot; a rate limited refusal against a busy one.
+printf 'defaults = { max_concurrent = 1; };\n' >"$D/conc1.conf"
+printf 'defaults = { max_rate = "1000000/1s"; };\n' >"$D/rate.conf"
+printf 'defaults = { max_rate = "1/1d"; };\n' >"$D/rate-slow.conf"
 
 # hyperfine's JSON files -> "name median_seconds" lines, the runs of every
 # round pooled per command.
@@ -115,6 +121,12 @@ done
 expect 0 "$FLOOR" "$F" b /bin/true
 expect 0 "$FLOOR" -n "$F" b
 expect 0 "$CB" -c "$D/bulkhead.conf" -s "$D/cb-bh.mdb" run b -- /bin/true
+expect 0 "$CB" -c "$D/conc1.conf" -s "$D/cb-c1.mdb" run b -- /bin/true
+expect 0 "$CB" -c "$D/rate.conf" -s "$D/cb-rate.mdb" run b -- /bin/true
+expect 0 "$CB" -c "$D/conc1.conf" -s "$D/cb-busy.mdb" acquire o --lease 1d
+expect 75 "$CB" -c "$D/conc1.conf" -s "$D/cb-busy.mdb" run o -- /bin/true
+expect 0 "$CB" -c "$D/rate-slow.conf" -s "$D/cb-rl.mdb" run o -- /bin/true
+expect 75 "$CB" -c "$D/rate-slow.conf" -s "$D/cb-rl.mdb" run o -- /bin/true
 BASE=()
 if [ -n "${BENCH_BASE:-}" ]; then
 	B=$(realpath "$BENCH_BASE")
@@ -221,6 +233,10 @@ hyperfine -N -i --style none --warmup "$WARMUP" --runs "$PER" \
     -n closed_meta	"$CB -c $D/sync-meta.conf -s $D/cb-meta.mdb run b -- /bin/true" \
     -n closed_none	"$CB -c $D/sync-none.conf -s $D/cb-none.mdb run b -- /bin/true" \
     -n closed_bulkhead	"$CB -c $D/bulkhead.conf -s $D/cb-bh.mdb run b -- /bin/true" \
+    -n closed_conc1	"$CB -c $D/conc1.conf -s $D/cb-c1.mdb run b -- /bin/true" \
+    -n closed_rate	"$CB -c $D/rate.conf -s $D/cb-rate.mdb run b -- /bin/true" \
+    -n busy_refused	"$CB -c $D/conc1.conf -s $D/cb-busy.mdb run o -- /bin/true" \
+    -n rate_refused	"$CB -c $D/rate-slow.conf -s $D/cb-rl.mdb run o -- /bin/true" \
     -n floor_full	"$FLOOR -S full $D/floor-full.mdb b /bin/true" \
     -n floor_meta	"$FLOOR -S meta $D/floor-meta.mdb b /bin/true" \
     -n floor_none	"$FLOOR -S none $D/floor-none.mdb b /bin/true" \
@@ -364,6 +380,10 @@ for m in full meta none; do
 	row "floor, sync = $m" "floor_$m"
 done
 row "cbexec run, closed, max_concurrent = 4" closed_bulkhead closed
+row "cbexec run, closed, max_concurrent = 1" closed_conc1 closed
+row "cbexec run, closed, max_rate (never reached)" closed_rate closed_conc1
+row "cbexec run, busy (max_concurrent = 1)" busy_refused refused
+row "cbexec run, rate limited (max_rate)" rate_refused busy_refused
 if [ ${#FLEET[@]} -gt 0 ]; then
 	row "cbexec run, closed, fleet (Redis, loopback)" fleet closed
 	if [ ${#FLEET[@]} -gt 2 ]; then
@@ -413,6 +433,9 @@ printf ' floor_1M/floor_10=%s closed_full/timeout=%s closed_none/timeout=%s' \
 printf ' bulkhead/closed=%s closed_t/timeout=%s' \
     "$(ratio "${M[closed_bulkhead]}" "${M[closed]}")" \
     "$(ratio "${M[closed_t]}" "${M[timeout]}")"
+printf ' rate_refused/busy_refused=%s closed_rate/closed_conc1=%s' \
+    "$(ratio "${M[rate_refused]}" "${M[busy_refused]}")" \
+    "$(ratio "${M[closed_rate]}" "${M[closed_conc1]}")"
 printf ' fleet/closed=%s sentinel/fleet=%s' \
     "$([ ${#FLEET[@]} -gt 0 ] && ratio "${M[fleet]}" "${M[closed]}" ||
     echo -)" \

@@ -20,6 +20,18 @@ void	breaker_count(struct cb_record *, const struct cb_policy *,
 int	breaker_verdict(const struct cb_record *, const struct cb_policy *,
 	    int64_t now, char *buf, size_t len);
 
+/*
+ * The rate limit at admission (breaker-rate.c).  breaker_rate_refuse:
+ * when p->max_rate would refuse a call now, fill t (rate_limited, the
+ * wait), count it in r->rate_limited, and return 1; else 0, nothing
+ * changed but a TAT capped.  breaker_rate_spend: the admitted call takes
+ * its turn.
+ */
+int	breaker_rate_refuse(struct cb_record *, const struct cb_policy *,
+	    const struct cb_env *, struct cb_ticket *);
+void	breaker_rate_spend(struct cb_record *, const struct cb_policy *,
+	    const struct cb_env *);
+
 /* Keep in r what status shows of the policy p it runs under. */
 void	breaker_snapshot(struct cb_record *, const struct cb_policy *);
 

@@ -92,6 +92,9 @@ breaker_snapshot(struct cb_record *r, const struct cb_policy *p)
 	s->on_busy = (uint8_t)p->on_busy;
 	s->open_exit_code = (uint8_t)p->open_exit_code;
 	s->expect_every_ms = p->expect_every_ms;
+	s->rate_n = p->max_rate.n;
+	s->rate_per_ms = p->max_rate.per_ms;
+	s->rate_burst = p->rate_burst;
 }
 
 /* What a whole snapshot adds to the version 3 part (breaker_policy). */
@@ -144,6 +147,9 @@ breaker_policy(const struct cb_record *r, const struct cb_policy *base,
 	if (!s->full)
 		return 1;
 	policy_full(s, out);
+	out->max_rate.n = s->rate_n;
+	out->max_rate.per_ms = s->rate_per_ms;
+	out->rate_burst = s->rate_burst;
 	return 2;
 }
 

@@ -381,6 +381,9 @@ breaker_admit(struct cb_record *r, const struct cb_policy *p,
 	changed |= slot_leases_cap(r, env->now_ms);
 	changed |= running_reclaim(r, env, fx);
 
+	/* max_rate before the breaker or the bulkhead takes anything. */
+	if (breaker_rate_refuse(r, p, env, t))
+		return 1;
 	if (r->state == STATE_OPEN && admit_open(r, p, env, t, fx))
 		return 1;
 	if (r->state == STATE_HALF_OPEN && admit_half_open(r, p, env, t, fx))
@@ -403,6 +406,11 @@ breaker_admit(struct cb_record *r, const struct cb_policy *p,
 	if (p->max_concurrent > 0) {
 		r->running[r->nrunning++] = me;
 		t->running = 1;
+		changed = 1;
+	}
+	/* Its turn: a closed admission under max_rate writes too. */
+	if (p->max_rate.n > 0) {
+		breaker_rate_spend(r, p, env);
 		changed = 1;
 	}
 	/* Taken here only when the record is written anyway; the outcome

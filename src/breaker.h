@@ -107,6 +107,9 @@ struct cb_ticket {
 	/* Refused in a manual window (trip): how its --on-open says the
 	 * refusal exits, MANUAL_ON_OPEN_*; NONE: the policy's on_open. */
 	uint8_t		manual_on_open;
+	/* Refused by max_rate (SPEC 2d): retry_in_ms is then when its turn
+	 * comes (0 < retry_in_ms). */
+	int		rate_limited;
 	/* Refused because every run slot is taken: how many are held of
 	 * how many, and the first holders (busy is 0 otherwise). */
 	int		busy;
@@ -272,6 +275,44 @@ void	breaker_trip_on_open(struct cb_record *, int on_open);
 int	breaker_reset(struct cb_record *, const struct cb_policy *,
 	    const struct cb_env *, const char *reason, const char *user,
 	    struct cb_effects *);
+
+/*
+ * The rate limit (SPEC 2d), GCRA as redis-cell and nginx's limit_req do
+ * it: one theoretical arrival time (TAT) per breaker.  With the emission
+ * interval T = DURATION / N and the burst tolerance tau = (B - 1) x T, a
+ * call at now goes through when now >= TAT - tau, and then TAT becomes
+ * max(TAT, now) + T; a refused call's turn comes in TAT - tau - now.
+ * Times in microseconds.  A stored TAT later than now + tau + T, which no
+ * admission can have written at now, by more than BREAKER_RATE_SKEW_US,
+ * is taken as now + tau + T: the clock stepped back, and no call waits
+ * longer than one interval (and that skew) from the moment it is noticed.
+ * Within the skew the TAT is never lowered: a "now" read before a wait
+ * for the store, or a host's clock a little behind another's, would
+ * otherwise hand out again the turns that were spent.
+ *
+ * breaker_gcra: the arithmetic alone.  1 admitted, *tat the new TAT; 0
+ * refused, *tat the (capped) TAT and *wait_us > 0 until the turn.
+ */
+#define BREAKER_RATE_SKEW_US	(60 * 1000000LL)	/* a minute */
+int	breaker_gcra(int64_t tat_us, int64_t now_us, int64_t interval_us,
+	    uint32_t burst, int64_t *tat, int64_t *wait_us);
+/* T of rate in microseconds (rate->n > 0: policy_rate_valid's). */
+int64_t	breaker_rate_interval(const struct cb_rate *);
+/*
+ * When the next call under r's stored rate policy (r->policy) may go
+ * through, in wall-clock ms: later than now_ms when it would be refused
+ * now, else since when calls may (now_ms or earlier: the same answer
+ * whenever it is asked); 0 when r has no rate limit.
+ */
+int64_t	breaker_rate_next(const struct cb_record *, int64_t now_ms);
+/* A wait until a turn as the refusal line and status say it: "480ms"
+ * under a second, else whole seconds rounded up ("4s"). */
+void	breaker_rate_wait_text(int64_t ms, char *buf, size_t len);
+/* What status says of r's rate limit: "10 per 1m (burst 1): next call in
+ * 4s; 3 rate limited" (or "now"); 0 with buf "" when r has no rate limit
+ * and none was refused, else 1. */
+int	breaker_rate_text(const struct cb_record *, int64_t now_ms,
+	    char *buf, size_t len);
 
 /* The threshold the trip policy is measured against, for display:
  * "3/5", "4/10 (40%)".  Writes into buf. */

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * busy.c: what run and acquire share of the bulkhead (SPEC 2b) beyond the
- * breaker itself: the refusal line that names who holds the run slots,
- * and the --wait loop's clock.  A busy call waits by sleeping (at most a
+ * busy.c: what run and acquire share of the bulkhead (SPEC 2b) and the
+ * rate limit (SPEC 2d) beyond the breaker itself: the refusal lines (who
+ * holds the run slots; when the next turn comes), and the --wait loop's
+ * clock.  A rate limited call waits only when its turn comes within the
+ * wait, and then sleeps until it.  A busy call waits by sleeping (at most a
  * second at a time, SIGINT, SIGTERM, SIGHUP or SIGQUIT ending the sleep)
  * and then asking the store again, whose own locking is all it ever
  * blocks on: never a busy loop.
@@ -107,6 +109,47 @@ busy_wait_sleep(struct busy_wait *w, struct cb_err *err)
 		w->step_ms = w->step_ms * 2 < BUSY_MOST_MS ? w->step_ms * 2 :
 		    BUSY_MOST_MS;
 	return spawn_sleep(ms, err);
+}
+
+int64_t
+busy_wait_left_ms(const struct busy_wait *w)
+{
+	int64_t	left;
+
+	if (w->deadline_ms <= 0)
+		return 0;
+	left = w->deadline_ms - clock_mono_ms();
+	return left > 0 ? left : 0;
+}
+
+int
+busy_retry(const struct busy_wait *w, const struct cb_ticket *t)
+{
+	if (t->admitted)
+		return 0;
+	if (t->rate_limited)
+		return t->retry_in_ms <= busy_wait_left_ms(w);
+	return t->busy && busy_wait_left(w);
+}
+
+int
+busy_sleep(struct busy_wait *w, const struct cb_ticket *t, struct cb_err *err)
+{
+	if (t->rate_limited)
+		return spawn_sleep(t->retry_in_ms, err);
+	return busy_wait_sleep(w, err);
+}
+
+void
+rate_refusal(struct cb_ctx *ctx, const char *name, const struct cb_ticket *t)
+{
+	char	next[32];
+
+	if (ctx->quiet)
+		return;
+	breaker_rate_wait_text(t->retry_in_ms, next, sizeof next);
+	cmd_warnx("%s: rate limited (%s); next call in %s", esc(name), t->why,
+	    next);
 }
 
 int

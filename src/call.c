@@ -197,7 +197,7 @@ cmd_admit_cb(const uint8_t *old, size_t oldlen, struct cb_buf *out,
     void *arg, struct cb_err *err)
 {
 	struct cmd_call	*c = arg;
-	uint64_t	 busy;
+	uint64_t	 busy, rated;
 	uint32_t	 refused;
 	int		 changed, self;
 
@@ -218,6 +218,7 @@ again:
 		c->fill_self(c);
 	busy = c->rec.busy;
 	refused = c->rec.refused_since_run;
+	rated = c->rec.rate_limited;
 	changed = breaker_admit(&c->rec, c->p, &c->env, &c->self, &c->ticket,
 	    &c->fx);
 	if (!self && c->ticket.admitted && c->ticket.probe &&
@@ -231,6 +232,9 @@ again:
 		c->rec.busy = busy;
 		c->rec.refused_since_run = refused;
 	}
+	/* --wait will sleep until the turn: not counted (SPEC 2d). */
+	if (c->ticket.rate_limited && c->ticket.retry_in_ms <= c->wait_left_ms)
+		c->rec.rate_limited = rated;
 	if (old != NULL && !changed)
 		return STORE_KEEP;
 	record_encode(&c->rec, out);

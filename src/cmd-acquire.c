@@ -194,6 +194,7 @@ cmd_acquire_exec(struct cb_ctx *ctx, struct cmd_args *a)
 		cmd_env(ctx, &st.env);
 		st.self.lease_until_ms = st.env.now_ms + rq.lease_ms;
 		st.waiting = busy_wait_left(&w);
+		st.wait_left_ms = busy_wait_left_ms(&w);
 		if ((store = cmd_store(ctx, 0, &err)) == NULL ||
 		    store_update(store, rq.name, cmd_admit_cb, &st,
 		    &err) == -1) {
@@ -202,10 +203,10 @@ cmd_acquire_exec(struct cb_ctx *ctx, struct cmd_args *a)
 		}
 		cmd_evictions(ctx);
 		cmd_transitions(ctx, rq.name, &st.fx);
-		if (st.ticket.admitted || !st.ticket.busy || !st.waiting)
+		if (!busy_retry(&w, &st.ticket))
 			break;
 		/* --wait: a signal ends it, recording nothing. */
-		if ((sig = busy_wait_sleep(&w, &err)) == -1) {
+		if ((sig = busy_sleep(&w, &st.ticket, &err)) == -1) {
 			cmd_warnx("%s", err.msg);
 			return EXIT_FAIL;
 		}
@@ -249,7 +250,9 @@ const struct cmd_entry cmd_acquire_entry = {
 	"                  once it has died, the next call frees the slot as\n"
 	"                  a failed probe instead of waiting for the lease\n"
 	"      --wait D    every run slot taken (max_concurrent): wait up to\n"
-	"                  D for one to free before refusing (default 0)\n"
+	"                  D for one to free before refusing (default 0);\n"
+	"                  rate limited (max_rate): sleep until the turn\n"
+	"                  if it comes within D\n"
 	"Example:\n"
 	"  tok=$(cbexec acquire api --pid $$) || exit\n"
 	"  trap 'cbexec release \"$tok\" failure' EXIT\n"

@@ -121,6 +121,10 @@ run_refusal(struct cb_ctx *ctx, const char *name, const struct cb_ticket *t)
 {
 	char	retry[32], end[32];
 
+	if (t->rate_limited) {
+		rate_refusal(ctx, name, t);
+		return;
+	}
 	if (t->busy) {
 		busy_refusal(ctx, name, t);
 		return;
@@ -147,7 +151,7 @@ run_refusal(struct cb_ctx *ctx, const char *name, const struct cb_ticket *t)
 static int
 skipped(const struct run_step *st)
 {
-	if (st->c.ticket.busy)
+	if (st->c.ticket.busy || st->c.ticket.rate_limited)
 		return st->c.p->on_busy == ON_OPEN_SKIP;
 	/* A manual window's trip --on-open beats the policy's, except a
 	 * command line's own --on-open fail (SPEC 1). */
@@ -182,8 +186,10 @@ run_admit(struct cb_ctx *ctx, struct run_step *st, struct store **storep,
 	struct store	*s;
 
 	s = cmd_store(ctx, 0, err);
-	/* With a run slot to take every admission writes: no peek first. */
-	if (s != NULL && (st->c.p->max_concurrent > 0 ?
+	/* With a run slot or a turn (max_rate) to take every admission
+	 * writes: no peek first. */
+	if (s != NULL && (st->c.p->max_concurrent > 0 ||
+	    st->c.p->max_rate.n > 0 ?
 	    store_update(s, st->c.name, cmd_admit_cb, st, err) :
 	    store_update_peek(s, st->c.name, cmd_admit_cb, st, err)) == 0) {
 		*storep = s;
@@ -278,21 +284,22 @@ again:
 	memset(&st->c.ticket, 0, sizeof st->c.ticket);
 	cmd_env(ctx, &st->c.env);
 	st->c.waiting = busy_wait_left(&w);
+	st->c.wait_left_ms = busy_wait_left_ms(&w);
 	if (*guarded && run_admit(ctx, st, &store, &err) == -1 &&
 	    store_failed(ctx, so, &err, guarded, status) == -1)
 		return -1;
 	if (*guarded) {
 		cmd_evictions(ctx);
 		cmd_transitions(ctx, st->c.name, &st->c.fx);
-		if (!st->c.ticket.admitted && st->c.ticket.busy &&
-		    st->c.waiting) {
+		if (busy_retry(&w, &st->c.ticket)) {
 			/* --wait: nothing recorded if a signal ends it. */
-			if (ctx->verbose && w.step_ms == BUSY_WAIT_FIRST_MS) {
+			if (ctx->verbose && st->c.ticket.busy &&
+			    w.step_ms == BUSY_WAIT_FIRST_MS) {
 				format_duration(st->wait_ms, wait, sizeof wait);
 				cmd_warnx("%s: busy, waiting up to %s for a run "
 				    "slot", st->c.name, wait);
 			}
-			if ((sig = busy_wait_sleep(&w, &err)) == 0)
+			if ((sig = busy_sleep(&w, &st->c.ticket, &err)) == 0)
 				goto again;
 			if (sig == -1)
 				cmd_warnx("%s", err.msg);
@@ -587,7 +594,11 @@ const struct cmd_entry cmd_run_entry = {
 	"      --on-open fail|skip  when refused: exit 75, or exit 0 silently\n"
 	"      --wait D             every run slot taken (max_concurrent): "
 	"wait up to\n"
-	"                           D for one to free (default 0)\n"
+	"                           D for one to free (default 0); rate "
+	"limited\n"
+	"                           (max_rate): sleep until the turn if it "
+	"comes\n"
+	"                           within D\n"
 	"      --retries N          run again after a failure, up to N more "
 	"times\n"
 	"      --retry-delay D      first wait before a retry (default 1s), "

@@ -411,6 +411,9 @@ struct cmd_call {
 	/* Set while a --wait goes on: a busy refusal is then not counted
 	 * (only the last one is, when the wait is over). */
 	int			 waiting;
+	/* What is left of that wait (ms): a rate limited refusal whose
+	 * turn comes within it is not counted either (SPEC 2d). */
+	int64_t			 wait_left_ms;
 	struct cb_run		 run;
 	enum cb_outcome		 counted;	/* as cmd_record_cb counted it */
 	struct cb_effects	 fx;
@@ -561,6 +564,21 @@ struct busy_wait {
 void	busy_wait_start(struct busy_wait *, int64_t wait_ms);
 int	busy_wait_left(const struct busy_wait *);
 int	busy_wait_sleep(struct busy_wait *, struct cb_err *);
+/*
+ * After a refusal: whether to ask again, and the sleep before.
+ * busy_retry: 1 when t is busy and time is left, or rate limited (SPEC
+ * 2d) with its turn coming within what is left (else the refusal stands
+ * at once: no pointless wait).  busy_sleep: busy_wait_sleep, or for a
+ * rate limited t a sleep until its turn; returns as busy_wait_sleep.
+ * busy_wait_left_ms: the ms left of the wait, 0 when none.
+ */
+int	busy_retry(const struct busy_wait *, const struct cb_ticket *);
+int	busy_sleep(struct busy_wait *, const struct cb_ticket *,
+	    struct cb_err *);
+int64_t	busy_wait_left_ms(const struct busy_wait *);
+/* The rate limited refusal's line (SPEC 2d), unless quiet. */
+void	rate_refusal(struct cb_ctx *, const char *name,
+	    const struct cb_ticket *);
 /* --wait's argument: a duration.  Returns 0, or -1 after printing. */
 int	busy_wait_arg(const char *what, const char *arg, int64_t *ms);
 

@@ -320,6 +320,62 @@ set_argv(const struct key_def *d, const struct policy_value *v,
 	return 0;
 }
 
+/*
+ * max_rate: "N/DURATION" (SPEC 2d), N within the key's lo..hi, the
+ * duration 1ms to POLICY_MAX_RATE_PER, and at most one call per
+ * microsecond, the arithmetic's grain (breaker-rate.c); "none" none.
+ */
+static int
+set_rate(const struct key_def *d, const struct policy_value *v,
+    union key_val *out, struct cb_err *err)
+{
+	struct cb_err	perr;
+	char		shown[SHOW_MAX + 32], num[16];
+	const char	*slash;
+	long long	n;
+	int64_t		ms;
+	size_t		len;
+
+	if (v->type != PV_STRING)
+		goto bad;
+	if (strcmp(v->s, "none") == 0) {
+		memset(&out->rate, 0, sizeof out->rate);
+		return 0;
+	}
+	if ((slash = strchr(v->s, '/')) == NULL ||
+	    (len = (size_t)(slash - v->s)) == 0 || len >= sizeof num ||
+	    strspn(v->s, "0123456789") != len)
+		goto bad;
+	memcpy(num, v->s, len);
+	num[len] = '\0';
+	if (parse_llong(num, &n) == -1 || n < d->lo || n > d->hi) {
+		err_set(err, "%s: N must be an integer from %lld to %lld, not "
+		    "'%.*s'", d->name, d->lo, d->hi, SHOW_MAX, num);
+		return -1;
+	}
+	if (parse_duration(slash + 1, &ms, &perr) == -1) {
+		err_set(err, "%s: %s", d->name, perr.msg);
+		return -1;
+	}
+	if (ms < 1 || ms > POLICY_MAX_RATE_PER) {
+		err_set(err, "%s: the period must be longer than 0 and at "
+		    "most 366d, not '%.*s'", d->name, SHOW_MAX, slash + 1);
+		return -1;
+	}
+	if (ms * 1000 < n) {
+		err_set(err, "%s: more than one call per microsecond, not "
+		    "'%.*s'", d->name, SHOW_MAX, v->s);
+		return -1;
+	}
+	out->rate.n = (uint32_t)n;
+	out->rate.per_ms = ms;
+	return 0;
+bad:
+	err_set(err, "%s: must be N/DURATION such as \"10/1m\", or "
+	    "\"none\", not %s", d->name, show_value(v, shown, sizeof shown));
+	return -1;
+}
+
 /* ---- storing and printing a value -------------------------------------- */
 
 static void
@@ -356,6 +412,12 @@ static void
 store_argv(void *field, const union key_val *v)
 {
 	*(char *const **)field = v->argv;
+}
+
+static void
+store_rate(void *field, const union key_val *v)
+{
+	*(struct cb_rate *)field = v->rate;
 }
 
 static void
@@ -464,6 +526,22 @@ format_argv(const struct key_def *d, const void *field, char *buf,
 	buf[o] = '\0';
 }
 
+static void
+format_rate(const struct key_def *d, const void *field, char *buf,
+    size_t len)
+{
+	const struct cb_rate	*r = field;
+	char			 per[64];
+
+	(void)d;
+	if (r->n == 0) {
+		snprintf(buf, len, "\"none\"");
+		return;
+	}
+	format_duration(r->per_ms, per, sizeof per);
+	snprintf(buf, len, "\"%u/%s\"", (unsigned)r->n, per);
+}
+
 const struct key_type_ops policy_types[KT_COUNT] = {
 	[KT_ENUM] = { set_enum, store_int, format_enum },
 	[KT_U32] = { set_int, store_u32, format_u32 },
@@ -473,4 +551,5 @@ const struct key_type_ops policy_types[KT_COUNT] = {
 	[KT_CODES] = { set_codes, store_codes, format_codeset },
 	[KT_PRESET] = { set_preset, store_int, format_preset },
 	[KT_ARGV] = { set_argv, store_argv, format_argv },
+	[KT_RATE] = { set_rate, store_rate, format_rate },
 };

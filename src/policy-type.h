@@ -28,6 +28,8 @@ enum key_type {
 	KT_PRESET,	/* a preset name or "none", stored as an int (-1) */
 	KT_ARGV,	/* a list of strings or "none", stored as a char *const *
 			 * the config owns (NULL) */
+	KT_RATE,	/* "N/DURATION" or "none", stored as a struct cb_rate
+			 * (n 1..hi, the duration lo..fhi ms) */
 	KT_COUNT
 };
 
@@ -38,6 +40,7 @@ union key_val {
 	int64_t			ms;	/* KT_DURATION */
 	struct cb_codeset	codes;	/* KT_CODES */
 	char *const		*argv;	/* KT_ARGV; NULL: none */
+	struct cb_rate		 rate;	/* KT_RATE; n 0: none */
 };
 
 struct key_def {

@@ -88,6 +88,14 @@ static const struct key_def keys[PK_COUNT] = {
 	    .names = on_open_names,
 	    .help = "every run slot taken: fail (exit open_exit_code) or skip "
 	    "(exit 0)" },
+	[PK_MAX_RATE] = { "max_rate", KT_RATE, P(max_rate), "none", 1,
+	    POLICY_MAX_RATE_N,
+	    .help = "calls admitted per period, N/DURATION (GCRA); none no "
+	    "limit" },
+	[PK_RATE_BURST] = { "rate_burst", KT_U32, P(rate_burst), "1", 1,
+	    POLICY_MAX_BURST,
+	    .help = "calls max_rate lets through at once after a quiet "
+	    "spell" },
 	[PK_FAILURE_CODES] = { "failure_codes", KT_CODES, P(failure_codes),
 	    "1-255", .help = "the exit codes that are failures" },
 	[PK_SUCCESS_CODES] = { "success_codes", KT_CODES, P(success_codes),
@@ -325,6 +333,17 @@ policy_int_in_range(enum policy_key k, long long n)
 	default:
 		return 0;
 	}
+}
+
+int
+policy_rate_valid(const struct cb_rate *r)
+{
+	const struct key_def	*d = &keys[PK_MAX_RATE];
+
+	if (r->n == 0)
+		return r->per_ms == 0;
+	return r->n >= d->lo && r->n <= d->hi && r->per_ms >= 1 &&
+	    r->per_ms <= POLICY_MAX_RATE_PER && r->per_ms * 1000 >= r->n;
 }
 
 int

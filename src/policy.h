@@ -44,6 +44,15 @@ enum cb_on_open {
 #define POLICY_MAX_RETRIES	100	/* retries */
 #define POLICY_MAX_RETRY_DELAY	60000	/* retry_delay, ms: the cap of
 					 * the doubled delay too */
+#define POLICY_MAX_RATE_N	1000000	/* max_rate's N */
+#define POLICY_MAX_RATE_PER	(366 * UNITS_MS_DAY)	/* its DURATION */
+#define POLICY_MAX_BURST	10000	/* rate_burst */
+
+/* max_rate (SPEC 2d): n calls per per_ms; n 0: none. */
+struct cb_rate {
+	uint32_t	n;
+	int64_t		per_ms;
+};
 
 struct cb_policy {
 	enum cb_trip_policy	trip_policy;
@@ -82,6 +91,8 @@ struct cb_policy {
 
 	uint32_t		max_concurrent;	/* run slots (SPEC 2b), 0 */
 	enum cb_on_open		on_busy;	/* no run slot free */
+	struct cb_rate		max_rate;	/* SPEC 2d; n 0: none */
+	uint32_t		rate_burst;	/* calls let through at once */
 	int			preset;		/* policy_presets index, -1 */
 
 	int64_t			expect_every_ms;	/* a success is due
@@ -109,6 +120,8 @@ enum policy_key {
 	PK_KILL_AFTER,
 	PK_MAX_CONCURRENT,
 	PK_ON_BUSY,
+	PK_MAX_RATE,
+	PK_RATE_BURST,
 	PK_FAILURE_CODES,
 	PK_SUCCESS_CODES,
 	PK_IGNORE_CODES,
@@ -251,6 +264,10 @@ int	policy_finish(struct policy_builder *, struct cb_policy *,
  * the same wherever it comes from.  1 or 0; 0 for a key of another type.
  */
 int	policy_int_in_range(enum policy_key, long long n);
+
+/* Whether r is a max_rate policy_set could have given (n 0: none, with
+ * per_ms 0).  1 or 0. */
+int	policy_rate_valid(const struct cb_rate *);
 
 /* The same for a number (a KT_FLOAT key); NaN is out of range. */
 int	policy_float_in_range(enum policy_key, double f);

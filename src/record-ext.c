@@ -62,6 +62,79 @@ job_get(struct reader *rd, struct cb_record *r)
 		r->running[i].job = take_u64(rd);
 }
 
+/* ---- RECORD_TAG_RATE: the rate limit's arrival time and count ---------- */
+
+/* The most a stored arrival time may be (us): past it, sums overflow. */
+#define RATE_TAT_MAX	(RECORD_TIME_BOUND * 1000)
+
+static int
+rate_has(const struct cb_record *r)
+{
+	return r->rate_tat_us != 0 || r->rate_limited != 0;
+}
+
+/* U the arrival time (us, 0: none), U the calls refused. */
+static void
+rate_put(const struct cb_record *r, struct cb_buf *b)
+{
+	put_uv(b, (uint64_t)r->rate_tat_us);
+	put_uv(b, r->rate_limited);
+}
+
+static void
+rate_get(struct reader *rd, struct cb_record *r)
+{
+	uint64_t	tat = take_uv(rd);
+
+	if (tat > (uint64_t)RATE_TAT_MAX)
+		take_bad(rd, "a rate limit's arrival time out of range");
+	else
+		r->rate_tat_us = (int64_t)tat;
+	r->rate_limited = take_uv(rd);
+}
+
+/* ---- RECORD_TAG_RATE_POLICY: max_rate and rate_burst's snapshot --------- */
+
+static int
+rate_policy_has(const struct cb_record *r)
+{
+	return r->policy.rate_n != 0 || r->policy.rate_per_ms != 0 ||
+	    r->policy.rate_burst != 1;
+}
+
+/* U N, U the period (ms), U the burst. */
+static void
+rate_policy_put(const struct cb_record *r, struct cb_buf *b)
+{
+	put_uv(b, r->policy.rate_n);
+	put_uv(b, (uint64_t)r->policy.rate_per_ms);
+	put_uv(b, r->policy.rate_burst);
+}
+
+static void
+rate_policy_get(struct reader *rd, struct cb_record *r)
+{
+	struct cb_rate	rate;
+	uint64_t	per;
+	uint32_t	burst;
+
+	rate.n = take_uv32(rd, "a max_rate out of range");
+	per = take_uv(rd);
+	burst = take_uv32(rd, "a rate_burst out of range");
+	rate.per_ms = per <= (uint64_t)POLICY_MAX_RATE_PER ? (int64_t)per : -1;
+	if (!policy_rate_valid(&rate)) {
+		take_bad(rd, "a max_rate out of range");
+		return;
+	}
+	if (burst < 1 || burst > POLICY_MAX_BURST) {
+		take_bad(rd, "a rate_burst out of range");
+		return;
+	}
+	r->policy.rate_n = rate.n;
+	r->policy.rate_per_ms = rate.per_ms;
+	r->policy.rate_burst = burst;
+}
+
 /* ---- RECORD_TAG_EXPECT: expect_every's snapshot (SPEC 7) --------------- */
 
 static int
@@ -91,11 +164,14 @@ expect_get(struct reader *rd, struct cb_record *r)
 
 /* ---- the table ---------------------------------------------------------- */
 
-/* Ascending by tag.  RECORD_TAG_RATE, RECORD_TAG_RATE_POLICY,
- * RECORD_TAG_OUTAGE and RECORD_TAG_OUTPUT are reserved (record.h): a
- * record holding one is a newer cbexec's until their rows are here. */
+/* Ascending by tag.  RECORD_TAG_OUTAGE and RECORD_TAG_OUTPUT are reserved
+ * (record.h): a record holding one is a newer cbexec's until their rows
+ * are here. */
 static const struct ext_field fields[] = {
 	{ RECORD_TAG_JOB, "job markers", job_has, job_put, job_get },
+	{ RECORD_TAG_RATE, "rate limit", rate_has, rate_put, rate_get },
+	{ RECORD_TAG_RATE_POLICY, "rate policy", rate_policy_has,
+	  rate_policy_put, rate_policy_get },
 	{ RECORD_TAG_EXPECT, "expect_every", expect_has, expect_put,
 	    expect_get },
 };

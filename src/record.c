@@ -104,6 +104,7 @@ record_snapshot_clear(struct cb_snapshot *s)
 		def.on_open = (uint8_t)b.p.on_open;
 		def.on_busy = (uint8_t)b.p.on_busy;
 		def.open_exit_code = (uint8_t)b.p.open_exit_code;
+		def.rate_burst = b.p.rate_burst;
 		done = 1;
 	}
 	*s = def;

@@ -118,6 +118,11 @@ struct cb_snapshot {
 	uint8_t		open_exit_code;
 	/* Since version 5, tag RECORD_TAG_EXPECT (0: none). */
 	int64_t		expect_every_ms;
+	/* Since version 5, tag RECORD_TAG_RATE_POLICY: max_rate (n 0:
+	 * none) and rate_burst (1 where the tag is absent). */
+	uint32_t	rate_n;
+	int64_t		rate_per_ms;
+	uint32_t	rate_burst;
 };
 
 /* Who ran the last run (SPEC 7): never its arguments, which may hold
@@ -216,6 +221,13 @@ struct cb_record {
 	/* trip --on-open: how calls refused during this manual window
 	 * exit; MANUAL_ON_OPEN_NONE: the breaker's own on_open. */
 	uint8_t			manual_on_open;
+
+	/* Since version 5, tag RECORD_TAG_RATE (0 in older ones): the rate
+	 * limit's theoretical arrival time (SPEC 2d, GCRA), wall clock in
+	 * microseconds (one call per microsecond is max_rate's most), 0:
+	 * none yet; and the calls it refused. */
+	int64_t			rate_tat_us;
+	uint64_t		rate_limited;
 };
 
 enum { MANUAL_ON_OPEN_NONE, MANUAL_ON_OPEN_FAIL, MANUAL_ON_OPEN_SKIP };
@@ -236,11 +248,11 @@ enum record_tag {
 	/* The job markers' hashes (struct cb_slot's job) of the probe slots
 	 * then the run slots, a u64 (LE) each: SPEC 2b. */
 	RECORD_TAG_JOB = 1,
-	/* Reserved: the rate limiter's theoretical arrival time and the
-	 * rate_limited count (SPEC 2d). */
+	/* The rate limit's theoretical arrival time (U, us; 0 none) and
+	 * the rate_limited count (U): SPEC 2d. */
 	RECORD_TAG_RATE = 2,
-	/* Reserved: the snapshot of the rate limit's policy keys, max_rate
-	 * and rate_burst (SPEC 2d, 7). */
+	/* The snapshot of the rate limit's policy keys: max_rate's N (U, 0
+	 * none) and period (U, ms), rate_burst (U): SPEC 2d, 7. */
 	RECORD_TAG_RATE_POLICY = 3,
 	/* Reserved: the outage summary's counters (SPEC 6.5). */
 	RECORD_TAG_OUTAGE = 4,

@@ -102,6 +102,11 @@ json_slots(struct status_walk *w, const struct cb_record *r)
 		json_slot(jw, &r->slots[i]);
 	jw_end(jw);
 	jw_object_u64(jw, "busy", r->busy);
+	/* The rate limit (SPEC 2d): its refusals, and when the next call
+	 * may go through (null without one). */
+	jw_object_u64(jw, "rate_limited", r->rate_limited);
+	jw_object_time(jw, "next_call_at", breaker_rate_next(r,
+	    w->env.now_ms));
 	jw_object_begin_array(jw, "running");
 	for (i = 0; i < r->nrunning; i++)
 		if (breaker_slot_live(&r->running[i], &w->env))
@@ -237,6 +242,22 @@ json_policy(struct json_writer *jw, const struct cb_record *r)
 	}
 }
 
+/* max_rate as the config file spells it ("10/1m", null: none) and
+ * rate_burst (SPEC 2d). */
+static void
+json_rate_policy(struct json_writer *jw, const struct cb_snapshot *s)
+{
+	char	rate[80], per[64];
+
+	if (s->rate_n > 0) {
+		format_duration(s->rate_per_ms, per, sizeof per);
+		snprintf(rate, sizeof rate, "%u/%s", (unsigned)s->rate_n, per);
+		jw_object_string_or_null(jw, "max_rate", rate);
+	} else
+		jw_object_null(jw, "max_rate");
+	jw_object_u64(jw, "rate_burst", s->rate_burst);
+}
+
 static void
 json_policy_object(struct json_writer *jw, const struct cb_snapshot *s)
 {
@@ -263,6 +284,7 @@ json_policy_object(struct json_writer *jw, const struct cb_snapshot *s)
 		jw_object_i64(jw, "expect_every_ms", s->expect_every_ms);
 	else
 		jw_object_null(jw, "expect_every_ms");
+	json_rate_policy(jw, s);
 	jw_end(jw);
 }
 

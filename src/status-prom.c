@@ -33,6 +33,7 @@ struct status_prow {
 	int64_t		 last_duration_ms;	/* -1: no run yet */
 	int64_t		 last_transition_ms;	/* 0: never changed */
 	uint64_t	 busy;
+	uint64_t	 rate_limited;		/* max_rate (SPEC 2d) */
 	int		 manual;
 	unsigned	 running;		/* live run slots */
 	int64_t		 expect_every_ms;	/* 0: none */
@@ -95,6 +96,7 @@ status_prom_add(struct status_walk *w, const char *name)
 	pr->last_transition_ms = breaker_never_changed(r) ? 0 :
 	    r->changed_at_ms;
 	pr->busy = r->busy;
+	pr->rate_limited = r->rate_limited;
 	pr->manual = r->manual;
 	for (i = 0; i < r->nrunning; i++)
 		if (breaker_slot_live(&r->running[i], &w->env))
@@ -200,6 +202,14 @@ prom_counters(struct status_walk *w)
 		prom_u64(o, pr->n[OUTCOME_REJECTED]);
 		PROM_SAMPLE(o, "cbexec_refused_total", pr, "why", "busy");
 		prom_u64(o, pr->busy);
+	}
+	prom_family(o, "cbexec_rate_limited_total", "counter",
+	    "Calls refused by max_rate without running: neither a failure "
+	    "nor a rejection.");
+	for (i = 0; i < w->nprows; i++) {
+		pr = &w->prows[i];
+		PROM_SAMPLE(o, "cbexec_rate_limited_total", pr, NULL, NULL);
+		prom_u64(o, pr->rate_limited);
 	}
 	prom_family(o, "cbexec_timeouts_total", "counter",
 	    "Runs that timed out, also counted in cbexec_calls_total under "

@@ -65,7 +65,7 @@ status_table_add(struct status_walk *w, const char *name)
 	struct cb_policy	 p;
 	struct status_row		*row;
 	unsigned		 n;
-	int64_t			 late;
+	int64_t			 late, next;
 	char			 d[32];
 
 	if ((cfg = status_row_policy(w, name)) == NULL)
@@ -101,6 +101,11 @@ status_table_add(struct status_walk *w, const char *name)
 	status_ago(w->now, breaker_never_changed(r) ? 0 : r->changed_at_ms,
 	    row->changed, sizeof row->changed);
 	status_retry_in(r, w->now, row->retry, sizeof row->retry);
+	/* Closed, but max_rate's next turn is later (SPEC 2d). */
+	if (r->state == STATE_CLOSED && (next = breaker_rate_next(r,
+	    w->now)) > w->now)
+		breaker_rate_wait_text(next - w->now, row->retry,
+		    sizeof row->retry);
 	return 0;
 }
 

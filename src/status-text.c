@@ -316,7 +316,7 @@ print_next(struct status_walk *w, const struct cb_policy *p)
 {
 	const struct cb_record	*r = &w->rec;
 	FILE			*f = w->out;
-	char			 a[48], b[48];
+	char			 a[48], b[48], rate[160];
 	int64_t			 lease = 0;
 	size_t			 i;
 
@@ -356,6 +356,11 @@ print_next(struct status_walk *w, const struct cb_policy *p)
 		    "first lease ends %s)\n", (unsigned)r->nslots,
 		    p->half_open_max_calls, b);
 		break;
+	}
+	/* max_rate (SPEC 2d): the rate, and when its next turn comes. */
+	if (breaker_rate_text(r, w->now, rate, sizeof rate)) {
+		label(f, "Rate limit");
+		fprintf(f, "%s\n", rate);
 	}
 }
 

@@ -370,6 +370,9 @@ golden_state() {
 	cb_at "$t:00" run probing -- false || true
 	cb_at "$t:00" trip probing --for 1m
 	cb_at '2026-01-01 00:02:00' acquire probing --lease 1h >/dev/null
+	# max_rate (SPEC 2d): one admitted, one rate limited.
+	cb_at "$t:00" run rated -o max_rate=2/1h -o rate_burst=1 -- true
+	cb_at "$t:10" run rated -o max_rate=2/1h -- true || true
 }
 
 # What varies between runs is made fixed: durations, the token, the boot

@@ -41,7 +41,7 @@ promtool_ok() {
 	prom
 	promtool_ok m.prom
 	run -0 grep -c '^# TYPE ' m.prom
-	assert_output 17
+	assert_output 18
 	run -0 grep -v '^#' m.prom
 	assert_output 'cbexec_config_ok 1
 cbexec_state_readable 1'

@@ -104,7 +104,8 @@ setup() {
 
 @test "bash: -o offers every policy key, retries, retry_delay and this release's included" {
 	run -0 comp cbexec run db -o ''
-	for k in retries retry_delay max_concurrent on_busy probe probe_timeout \
+	for k in retries retry_delay max_concurrent on_busy max_rate rate_burst \
+	    probe probe_timeout \
 	    trip.policy open_timeout open_exit_code; do
 		assert_line "$k="
 	done

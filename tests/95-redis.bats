@@ -7,6 +7,7 @@
 # runs cbexec with the fleet URL first and $T/a.mdb as its local fallback.
 
 load helper
+load rate
 
 setup() {
 	common_setup
@@ -152,6 +153,32 @@ local_json() {
 	done
 	[ "$(fleet hot '[.calls, .successes, .failures, .stale, .rejected] | map(tostring) | join(" ")')" = "800 400 400 0 0" ]
 	[ "$(fleet hot .state)" = closed ]
+}
+
+@test "two hosts x 4 processes x 100 calls with max_rate = 20/1s share one quota (SPEC 2d)" {
+	redis_start
+	config 'defaults = { max_rate = "20/1s"; };'
+	# A "host": its own local state, the fleet first.
+	host_hammer() {
+		CBEXEC_STATE=$T/$1.mdb rate_hammer "$2" "$URL"
+	}
+	local id start end out
+	start=${EPOCHREALTIME/./}
+	for id in 1 2 3 4 5 6 7 8; do
+		if ((id % 2)); then host=a; else host=b; fi
+		bg "$id" host_hammer "$host" "$id"
+	done
+	WAIT_S=120 bg_wait 1 2 3 4 5 6 7 8
+	end=${EPOCHREALTIME/./}
+	for id in 1 2 3 4 5 6 7 8; do
+		[ "$(bg_rc "$id")" = 0 ] || { cat "$T/out.$id" "$T/err.$id"; false; }
+	done
+	out=$(rate_check 50 1 "$start" "$end" adm.*) || { echo "$out"; false; }
+	echo "# $out" >&3
+	# Both hosts were admitted, all through the fleet.
+	[ -s adm.1 ] && [ -s adm.2 ]
+	[ ! -e "$T/a.mdb" ] && [ ! -e "$T/b.mdb" ]
+	[ "$(fleet rl '[.calls + .rate_limited, .rejected, .failures] | map(tostring) | join(" ")')" = "800 0 0" ]
 }
 
 @test "only one of several concurrent probes across hosts runs" {

@@ -311,6 +311,8 @@ test_defaults(void)
 		{ PK_KILL_AFTER, "\"10s\"" },
 		{ PK_MAX_CONCURRENT, "0" },
 		{ PK_ON_BUSY, "\"fail\"" },
+		{ PK_MAX_RATE, "\"none\"" },
+		{ PK_RATE_BURST, "1" },
 		{ PK_FAILURE_CODES, "\"1-255\"" },
 		{ PK_SUCCESS_CODES, "\"0\"" },
 		{ PK_IGNORE_CODES, "\"none\"" },
@@ -731,6 +733,92 @@ test_bulkhead_keys(void)
 	CHECK_EQ(set_cli(&b, PK_ON_BUSY, "wait", &err), -1);
 	CHECK_STR(err.msg, "on_busy: must be one of fail, skip, not 'wait'");
 	CHECK(RECORD_MAX_RUNNING == POLICY_MAX_CONCURRENT);
+}
+
+/* max_rate and rate_burst (SPEC 2d, 3): spellings, bounds, format. */
+static void
+test_rate_keys(void)
+{
+	static const struct {
+		const char	*s;
+		const char	*msg;	/* NULL: accepted */
+	} t[] = {
+		{ "10/1m", NULL },
+		{ "1/366d", NULL },
+		{ "1000000/1s", NULL },
+		{ "5/1m30s", NULL },
+		{ "none", NULL },
+		{ "0/1s", "max_rate: N must be an integer from 1 to 1000000, "
+		  "not '0'" },
+		{ "1000001/1s", "max_rate: N must be an integer from 1 to "
+		  "1000000, not '1000001'" },
+		{ "10/0", "max_rate: the period must be longer than 0 and at "
+		  "most 366d, not '0'" },
+		{ "1/367d", "max_rate: the period must be longer than 0 and at "
+		  "most 366d, not '367d'" },
+		{ "1000000/999ms", "max_rate: more than one call per "
+		  "microsecond, not '1000000/999ms'" },
+		{ "10", "max_rate: must be N/DURATION such as \"10/1m\", or "
+		  "\"none\", not '10'" },
+		{ "/1m", "max_rate: must be N/DURATION such as \"10/1m\", or "
+		  "\"none\", not '/1m'" },
+		{ "-1/1m", "max_rate: must be N/DURATION such as \"10/1m\", or "
+		  "\"none\", not '-1/1m'" },
+		{ "10/fast", "max_rate: invalid duration 'fast': expected a "
+		  "number at 'fast'" },
+	};
+	struct policy_builder	b;
+	struct cb_policy	p;
+	struct cb_err		err;
+	struct cb_rate		r;
+	char			buf[64];
+	size_t			i;
+	int			rc;
+
+	for (i = 0; i < NELEM(t); i++) {
+		policy_init(&b);
+		rc = set_cli(&b, PK_MAX_RATE, t[i].s, &err);
+		CHECK_EQ(rc, t[i].msg == NULL ? 0 : -1);
+		if (t[i].msg != NULL && rc == -1)
+			CHECK_STR(err.msg, t[i].msg);
+	}
+	policy_init(&b);
+	CHECK_EQ(set_cli(&b, PK_MAX_RATE, "10/1m", &err), 0);
+	CHECK_EQ(set_cli(&b, PK_RATE_BURST, "4", &err), 0);
+	CHECK_EQ(policy_finish(&b, &p, &err), 0);
+	CHECK_EQ(p.max_rate.n, 10);
+	CHECK_EQ(p.max_rate.per_ms, MIN);
+	CHECK_EQ(p.rate_burst, 4);
+	policy_format(&b, PK_MAX_RATE, buf, sizeof buf);
+	CHECK_STR(buf, "\"10/1m\"");
+	/* The config file spells it as a string; a number is no rate. */
+	CHECK_EQ(set_file(&b, PK_MAX_RATE, PV_STRING, 0, 0, "5/1s",
+	    LAYER_DEFAULTS, "f:1", &err), 0);
+	CHECK_EQ(set_file(&b, PK_MAX_RATE, PV_INT, 5, 0, NULL,
+	    LAYER_DEFAULTS, "f:1", &err), -1);
+	CHECK_STR(err.msg, "max_rate: must be N/DURATION such as \"10/1m\", "
+	    "or \"none\", not 5");
+	CHECK_EQ(set_cli(&b, PK_RATE_BURST, "0", &err), -1);
+	CHECK_STR(err.msg, "rate_burst: must be an integer from 1 to 10000, "
+	    "not 0");
+	CHECK_EQ(set_cli(&b, PK_RATE_BURST, "10001", &err), -1);
+	CHECK_EQ(policy_key_lookup("max_rate"), PK_MAX_RATE);
+	CHECK_EQ(policy_key_lookup("rate_burst"), PK_RATE_BURST);
+
+	r.n = 0;
+	r.per_ms = 0;
+	CHECK_EQ(policy_rate_valid(&r), 1);
+	r.per_ms = 1;
+	CHECK_EQ(policy_rate_valid(&r), 0);
+	r.n = 1000;
+	CHECK_EQ(policy_rate_valid(&r), 1);
+	r.n = 1001;
+	CHECK_EQ(policy_rate_valid(&r), 0);
+	r.n = 1;
+	r.per_ms = POLICY_MAX_RATE_PER + 1;
+	CHECK_EQ(policy_rate_valid(&r), 0);
+	CHECK_EQ(policy_int_in_range(PK_RATE_BURST, 10000), 1);
+	CHECK_EQ(policy_int_in_range(PK_RATE_BURST, 0), 0);
 }
 
 static void
@@ -1180,6 +1268,7 @@ test_policy(void)
 	test_set_errors();
 	test_set_values();
 	test_bulkhead_keys();
+	test_rate_keys();
 	test_layers();
 	test_classes();
 	test_finish();

@@ -412,7 +412,9 @@ unit_record_same(const struct cb_record *a, const struct cb_record *b)
 	    a->last_success_ms != b->last_success_ms ||
 	    memcmp(&a->last_run_by, &b->last_run_by,
 	    sizeof a->last_run_by) != 0 ||
-	    a->manual_on_open != b->manual_on_open)
+	    a->manual_on_open != b->manual_on_open ||
+	    a->rate_tat_us != b->rate_tat_us ||
+	    a->rate_limited != b->rate_limited)
 		return 0;
 	for (i = 0; i < a->nslots; i++)
 		if (memcmp(&a->slots[i], &b->slots[i], sizeof a->slots[i]))

@@ -5,8 +5,9 @@
  * it (record.h, enum record_tag), each field's golden bytes written out
  * by hand; every proper prefix one short read; a tag out of order, a tag
  * this cbexec does not know, a field not read to its end and a field
- * spelt with its "none" refused.  A new tag adds its field to golden5 and
- * its cases here.
+ * spelt with its "none" refused; the rate limit's fields (tags 2 and 3)
+ * with every value out of its range.  A new tag adds its field to golden5
+ * and its cases here.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,16 +18,24 @@
 
 /* After golden4's bytes (version byte 5): the tagged fields. */
 static const uint8_t tail5[] = {
-	0x01,						/* 1 tagged field */
+	0x03,						/* 3 tagged fields */
 	0x01, 0x18,					/* tag 1 (job), 24 bytes */
 	0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11,	/* probe slot 0 */
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* probe slot 1: none */
 	0xef, 0xcd, 0xab, 0x89, 0x67, 0x45, 0x23, 0x01,	/* run slot 0 */
+	0x02, 0x09,					/* tag 2 (rate), 9 bytes */
+	0xc0, 0xc4, 0x80, 0xc1, 0xc1, 0xc4, 0x82, 0x03,	/* TAT 1700000000123456 us */
+	0x07,						/* 7 rate limited */
+	0x03, 0x05,					/* tag 3 (rate policy) */
+	0x0a, 0xe0, 0xd4, 0x03,				/* 10 per 60000 ms */
+	0x03,						/* burst 3 */
 };
 #define T5_N		0
 #define T5_TAG		1
 #define T5_LEN		2
 #define T5_JOB		3
+#define T5_RATE		27	/* tag 2's tag byte */
+#define T5_RATEPOL	38	/* tag 3's */
 
 static uint8_t	golden5[1024];
 static size_t	golden5_len;
@@ -47,6 +56,11 @@ golden5_record(struct cb_record *r)
 	r->slots[0].job = 0x1111111111111111ULL;
 	r->slots[1].job = 0;
 	r->running[0].job = 0x0123456789abcdefULL;
+	r->rate_tat_us = 1700000000123456LL;
+	r->rate_limited = 7;
+	r->policy.rate_n = 10;
+	r->policy.rate_per_ms = 60000;
+	r->policy.rate_burst = 3;
 }
 
 static void
@@ -64,6 +78,11 @@ test_record5_golden(void)
 	CHECK_EQ(r.slots[0].job, 0x1111111111111111ULL);
 	CHECK_EQ(r.slots[1].job, 0);
 	CHECK_EQ(r.running[0].job, 0x0123456789abcdefULL);
+	CHECK_EQ(r.rate_tat_us, 1700000000123456LL);
+	CHECK_EQ(r.rate_limited, 7);
+	CHECK_EQ(r.policy.rate_n, 10);
+	CHECK_EQ(r.policy.rate_per_ms, 60000);
+	CHECK_EQ(r.policy.rate_burst, 3);
 	CHECK(unit_record_same(&r, &want));
 	buf_reset(&b);
 	record_encode(&r, &b);
@@ -73,6 +92,10 @@ test_record5_golden(void)
 	CHECK_EQ(unit_decode_copy(golden4, golden4_len, &r, &err), RECORD_OK);
 	CHECK_EQ(r.slots[0].job, 0);
 	CHECK_EQ(r.running[0].job, 0);
+	CHECK_EQ(r.rate_tat_us, 0);
+	CHECK_EQ(r.rate_limited, 0);
+	CHECK_EQ(r.policy.rate_n, 0);
+	CHECK_EQ(r.policy.rate_burst, 1);
 	buf_free(&b);
 }
 
@@ -105,8 +128,8 @@ static const struct {
 	enum record_error	 want;
 	const char		*msg;
 } errors5[] = {
-	{ "tag 2, reserved", T5_TAG, 1, "\x02", 1, RECORD_ENEWER,
-	  "record field 2 is newer than this cbexec" },
+	{ "tag 7, unknown", T5_TAG, 1, "\x07", 1, RECORD_ENEWER,
+	  "record field 7 is newer than this cbexec" },
 	{ "tag 300", T5_TAG, 1, "\xac\x02", 2, RECORD_ENEWER,
 	  "record field 300 is newer than this cbexec" },
 	{ "tag 0", T5_TAG, 1, "\x00", 1, RECORD_EVALUE,
@@ -124,8 +147,42 @@ static const struct {
 	  RECORD_EVALUE, "record has an empty tagged field spelt out" },
 	{ "a trailing byte", sizeof tail5, 0, "\x00", 1, RECORD_ETRAIL,
 	  "record has 1 trailing bytes" },
-	{ "two fields said, one there", T5_N, 1, "\x02", 1, RECORD_ETRUNC,
+	{ "four fields said, three there", T5_N, 1, "\x04", 1, RECORD_ETRUNC,
 	  NULL },
+	{ "a TAT past the bound", T5_RATE + 1, 10,
+	  "\x0a\x81\x80\x80\x80\x80\x80\x80\x80\x7d\x00", 11, RECORD_EVALUE,
+	  "record has a rate limit's arrival time out of range" },
+	{ "a rate field with a byte left", T5_RATE + 1, 1, "\x0a", 1,
+	  RECORD_EVALUE,
+	  "record field 2 (rate limit) is 10 bytes, not what it holds" },
+	{ "no TAT and no count, spelt out", T5_RATE + 1, 10, "\x02\x00\x00", 3,
+	  RECORD_EVALUE, "record has an empty tagged field spelt out" },
+	{ "max_rate N 0 with a period", T5_RATEPOL + 2, 5,
+	  "\x00\xe0\xd4\x03\x03", 5, RECORD_EVALUE,
+	  "record has a max_rate out of range" },
+	{ "max_rate N 1000001", T5_RATEPOL + 1, 6,
+	  "\x07\xc1\x84\x3d\xe0\xd4\x03\x03", 8, RECORD_EVALUE,
+	  "record has a max_rate out of range" },
+	{ "max_rate period 0", T5_RATEPOL + 1, 6, "\x03\x0a\x00\x03", 4,
+	  RECORD_EVALUE, "record has a max_rate out of range" },
+	{ "max_rate period past 366d", T5_RATEPOL + 1, 6,
+	  "\x07\x0a\x81\x90\xde\xe6\x75\x01", 8, RECORD_EVALUE,
+	  "record has a max_rate out of range" },
+	{ "max_rate of more than one call a microsecond", T5_RATEPOL + 1, 6,
+	  "\x05\xc0\x84\x3d\x01\x01", 6, RECORD_EVALUE,
+	  "record has a max_rate out of range" },
+	{ "rate_burst 0", T5_RATEPOL + 6, 1, "\x00", 1, RECORD_EVALUE,
+	  "record has a rate_burst out of range" },
+	{ "rate_burst 10001", T5_RATEPOL + 1, 6,
+	  "\x06\x0a\xe0\xd4\x03\x91\x4e", 7, RECORD_EVALUE,
+	  "record has a rate_burst out of range" },
+	{ "no max_rate, burst 1, spelt out", T5_RATEPOL + 1, 6,
+	  "\x03\x00\x00\x01", 4, RECORD_EVALUE,
+	  "record has an empty tagged field spelt out" },
+	{ "tag 3 before tag 2", T5_RATE, sizeof tail5 - T5_RATE,
+	  "\x03\x05\x0a\xe0\xd4\x03\x03\x02\x09\xc0\xc4\x80\xc1\xc1\xc4\x82\x03\x07",
+	  18, RECORD_EVALUE,
+	  "record has tagged fields out of order (2 after 3)" },
 };
 
 static void
@@ -170,7 +227,7 @@ test_record5_expect(void)
 	want.policy.expect_every_ms = 86400000;
 	record_encode(&want, &b);
 	CHECK_EQ(b.len, golden5_len + sizeof day);
-	CHECK(b.len == golden5_len + sizeof day && b.data[golden4_len] == 2 &&
+	CHECK(b.len == golden5_len + sizeof day && b.data[golden4_len] == 4 &&
 	    memcmp(b.data + golden5_len, day, sizeof day) == 0);
 	CHECK_EQ(unit_decode_copy(b.data, b.len, &r, &err), RECORD_OK);
 	CHECK_EQ(r.policy.expect_every_ms, 86400000);

@@ -30,6 +30,7 @@ unit_policy_defaults(struct cb_policy *p)
 	p->backoff = 2.0;
 	p->jitter = 0.0;
 	p->half_open_max_calls = 1;
+	p->rate_burst = 1;
 	p->probe_lease_ms = HOUR;
 	p->probe_timeout_ms = 10 * SEC;
 	p->timeout_ms = 0;
@@ -53,6 +54,7 @@ main(void)
 	test_record5();
 	test_jobmark_all();
 	test_breaker();
+	test_rate();
 	test_classify();
 	test_token();
 	test_redis_url();

@@ -77,6 +77,7 @@ void	test_policy(void);
 void	test_record(void);
 void	test_record4(void);
 void	test_record5(void);
+void	test_rate(void);
 void	test_jobmark_all(void);
 
 /* unit-record4.c's golden version 4 record, its bytes and what it holds,

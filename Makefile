@@ -125,6 +125,8 @@ IO	+= keys
 IO	+= confmemo lastgood stategroup
 # The bulkhead's refusal line and --wait (SPEC 2b).
 IO	+= busy
+# run's output held in temporary files (SPEC 6.5).
+IO	+= held
 # The Redis store's URL parser (pure) and deadline-bound name lookup; its
 # connection and walks only with hiredis (store-redis.c stands alone
 # without it).

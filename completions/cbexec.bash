@@ -15,7 +15,7 @@ _cbexec_keys='trip.policy= trip.failures= trip.period= trip.window=
 	backoff= jitter= half_open_max_calls= probe_lease= timeout= kill_after=
 	failure_codes= success_codes= ignore_codes= preset= timeout_is=
 	signal_is= slow_call= on_open= open_exit_code= retries= retry_delay=
-	max_concurrent= on_busy= probe= probe_timeout= expect_every='
+	max_concurrent= on_busy= probe= probe_timeout= expect_every= output='
 
 # _cbexec_reply WORDS: COMPREPLY from WORDS matching $cur.
 _cbexec_reply() {
@@ -85,6 +85,7 @@ _cbexec_value() {
 	trip.policy) echo 'consecutive rate time' ;;
 	timeout_is | signal_is) echo 'failure success ignore' ;;
 	on_open | on_busy) echo 'fail skip' ;;
+	output) echo 'pass on-failure on-change' ;;
 	preset) echo "$_cbexec_presets" ;;
 	esac
 }

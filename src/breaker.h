@@ -220,6 +220,13 @@ void	breaker_policy_record(struct cb_record *, const struct cb_policy *,
 	    int64_t now);
 
 /*
+ * Did a step's effects begin or end an outage: closed to open, or to
+ * closed, by no user's trip or reset?  A failed probe's re-opening does
+ * not (output = on-change, SPEC 6.5).  Returns 1 if so.
+ */
+int	breaker_outage_edge(const struct cb_effects *);
+
+/*
  * How long r has been overdue at now, in ms: the time past expect_every
  * since its last success (or its creation, if it never succeeded); 0 when
  * it is not, or p expects nothing (SPEC 7).

@@ -255,7 +255,8 @@ cmd_transitions(struct cb_ctx *ctx, const char *name,
 		}
 		/* log = stderr is the log: its line, not a second one. */
 		said = log != CB_LOG_STDERR && !ctx->quiet &&
-		    transition_said(name, t);
+		    !(ctx->reopen_quiet && t->from == STATE_HALF_OPEN &&
+		    t->to == STATE_OPEN) && transition_said(name, t);
 		if (!said && (log == CB_LOG_STDERR || ctx->verbose))
 			cmd_warnx("%s: %s -> %s (%s)%s", esc(name),
 			    record_state_name(t->from),

@@ -89,15 +89,42 @@ expect_get(struct reader *rd, struct cb_record *r)
 		r->policy.expect_every_ms = (int64_t)v;
 }
 
+/* ---- RECORD_TAG_OUTPUT: output's snapshot (SPEC 6.5) ------------------- */
+
+static int
+output_has(const struct cb_record *r)
+{
+	return r->policy.output != 0;
+}
+
+/* A u8: 1 on-failure, 2 on-change (enum cb_output). */
+static void
+output_put(const struct cb_record *r, struct cb_buf *b)
+{
+	buf_add_u8(b, r->policy.output);
+}
+
+static void
+output_get(struct reader *rd, struct cb_record *r)
+{
+	uint8_t	v = take_u8(rd);
+
+	if (v == OUTPUT_PASS || v > OUTPUT_ON_CHANGE)
+		take_bad(rd, "output out of range");
+	else
+		r->policy.output = v;
+}
+
 /* ---- the table ---------------------------------------------------------- */
 
 /* Ascending by tag.  RECORD_TAG_RATE, RECORD_TAG_RATE_POLICY,
- * RECORD_TAG_OUTAGE and RECORD_TAG_OUTPUT are reserved (record.h): a
- * record holding one is a newer cbexec's until their rows are here. */
+ * and RECORD_TAG_OUTAGE are reserved (record.h): a record holding one is
+ * a newer cbexec's until their rows are here. */
 static const struct ext_field fields[] = {
 	{ RECORD_TAG_JOB, "job markers", job_has, job_put, job_get },
 	{ RECORD_TAG_EXPECT, "expect_every", expect_has, expect_put,
 	    expect_get },
+	{ RECORD_TAG_OUTPUT, "output", output_has, output_put, output_get },
 };
 #define NFIELDS	(sizeof fields / sizeof fields[0])
 

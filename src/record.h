@@ -118,6 +118,9 @@ struct cb_snapshot {
 	uint8_t		open_exit_code;
 	/* Since version 5, tag RECORD_TAG_EXPECT (0: none). */
 	int64_t		expect_every_ms;
+	/* Since version 5, tag RECORD_TAG_OUTPUT: enum cb_output (0:
+	 * pass, not written). */
+	uint8_t		output;
 };
 
 /* Who ran the last run (SPEC 7): never its arguments, which may hold
@@ -246,7 +249,8 @@ enum record_tag {
 	RECORD_TAG_OUTAGE = 4,
 	/* Reserved: the snapshot of expect_every (SPEC 3, 7). */
 	RECORD_TAG_EXPECT = 5,
-	/* Reserved: the snapshot of output (SPEC 3, 6.5). */
+	/* The snapshot of output (SPEC 3, 6.5): a u8, 1 (on-failure) or 2
+	 * (on-change); pass is not written. */
 	RECORD_TAG_OUTPUT = 6
 };
 

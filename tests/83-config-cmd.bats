@@ -82,8 +82,9 @@ show_line() {
 
 @test "config show prints every policy key once with value and origin" {
 	run -0 cb config show x
-	assert_equal "${#lines[@]}" 30
+	assert_equal "${#lines[@]}" 31
 	assert_line --regexp '^expect_every +"none" +built-in$'
+	assert_line --regexp '^output +"pass" +built-in$'
 	assert_line --regexp '^probe +"none" +built-in$'
 	assert_line --regexp '^probe_timeout +"10s" +built-in$'
 	assert_line --regexp '^trip\.policy +"consecutive" +built-in$'

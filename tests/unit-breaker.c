@@ -2665,6 +2665,31 @@ test_breaker_overdue(void)
 	CHECK_EQ(back.expect_every_ms, 7 * DAY);
 }
 
+/* output = on-change (SPEC 6.5): an opening from closed and a closing
+ * begin and end an outage; a failed probe, half-open and trip do not. */
+static void
+test_breaker_outage_edge(void)
+{
+	struct cb_effects	fx;
+
+	memset(&fx, 0, sizeof fx);
+	CHECK_EQ(breaker_outage_edge(&fx), 0);
+	fx.ntrans = 1;
+	fx.trans[0].from = STATE_CLOSED;
+	fx.trans[0].to = STATE_OPEN;
+	CHECK_EQ(breaker_outage_edge(&fx), 1);
+	fx.trans[0].manual = 1;
+	CHECK_EQ(breaker_outage_edge(&fx), 0);
+	fx.trans[0].manual = 0;
+	fx.trans[0].from = STATE_HALF_OPEN;
+	CHECK_EQ(breaker_outage_edge(&fx), 0);
+	fx.trans[0].to = STATE_CLOSED;
+	CHECK_EQ(breaker_outage_edge(&fx), 1);
+	fx.trans[0].from = STATE_OPEN;
+	fx.trans[0].to = STATE_HALF_OPEN;
+	CHECK_EQ(breaker_outage_edge(&fx), 0);
+}
+
 void
 test_breaker(void)
 {
@@ -2713,4 +2738,5 @@ test_breaker(void)
 	test_breaker_counters();
 	test_breaker_outcome_names();
 	test_breaker_probe_command_reasons();
+	test_breaker_outage_edge();
 }

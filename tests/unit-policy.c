@@ -323,6 +323,7 @@ test_defaults(void)
 		{ PK_RETRIES, "0" },
 		{ PK_RETRY_DELAY, "\"1s\"" },
 		{ PK_EXPECT_EVERY, "\"none\"" },
+		{ PK_OUTPUT, "\"pass\"" },
 	};
 	struct policy_builder	b;
 	struct cb_policy	p;
@@ -731,6 +732,32 @@ test_bulkhead_keys(void)
 	CHECK_EQ(set_cli(&b, PK_ON_BUSY, "wait", &err), -1);
 	CHECK_STR(err.msg, "on_busy: must be one of fail, skip, not 'wait'");
 	CHECK(RECORD_MAX_RUNNING == POLICY_MAX_CONCURRENT);
+}
+
+/* output (SPEC 6.5): pass by default, on-failure, on-change. */
+static void
+test_output_key(void)
+{
+	struct policy_builder	b;
+	struct cb_policy	p;
+	struct cb_err		err;
+	char			buf[64];
+
+	policy_init(&b);
+	CHECK_EQ(policy_finish(&b, &p, &err), 0);
+	CHECK_EQ(p.output, OUTPUT_PASS);
+	CHECK_EQ(set_cli(&b, PK_OUTPUT, "on-change", &err), 0);
+	CHECK_EQ(policy_finish(&b, &p, &err), 0);
+	CHECK_EQ(p.output, OUTPUT_ON_CHANGE);
+	policy_format(&b, PK_OUTPUT, buf, sizeof buf);
+	CHECK_STR(buf, "\"on-change\"");
+	CHECK_EQ(set_cli(&b, PK_OUTPUT, "on-failure", &err), 0);
+	CHECK_EQ(policy_finish(&b, &p, &err), 0);
+	CHECK_EQ(p.output, OUTPUT_ON_FAILURE);
+	CHECK_EQ(policy_key_lookup("output"), PK_OUTPUT);
+	CHECK_EQ(set_cli(&b, PK_OUTPUT, "on_change", &err), -1);
+	CHECK_STR(err.msg, "output: must be one of pass, on-failure, "
+	    "on-change, not 'on_change'");
 }
 
 static void
@@ -1180,6 +1207,7 @@ test_policy(void)
 	test_set_errors();
 	test_set_values();
 	test_bulkhead_keys();
+	test_output_key();
 	test_layers();
 	test_classes();
 	test_finish();

@@ -521,6 +521,8 @@ decode_clear(struct cb_record *r)
 	r->last_success_ms = 0;
 	memset(&r->last_run_by, 0, sizeof r->last_run_by);
 	r->manual_on_open = 0;
+	r->outage_since_ms = 0;
+	r->outage_failed = r->outage_refused = 0;
 }
 
 /* Cross-field checks once every field is read. */

@@ -62,6 +62,36 @@ job_get(struct reader *rd, struct cb_record *r)
 		r->running[i].job = take_u64(rd);
 }
 
+/* ---- RECORD_TAG_OUTAGE: the outage under way (SPEC 6.5) --------------- */
+
+static int
+outage_has(const struct cb_record *r)
+{
+	return r->outage_since_ms != 0 || r->outage_failed != 0 ||
+	    r->outage_refused != 0;
+}
+
+static void
+outage_put(const struct cb_record *r, struct cb_buf *b)
+{
+	put_uv(b, (uint64_t)r->outage_since_ms);
+	put_uv(b, r->outage_failed);
+	put_uv(b, r->outage_refused);
+}
+
+static void
+outage_get(struct reader *rd, struct cb_record *r)
+{
+	uint64_t	since = take_uv(rd);
+
+	if (since > INT64_MAX)
+		take_bad(rd, "outage start out of range");
+	else
+		r->outage_since_ms = (int64_t)since;
+	r->outage_failed = take_uv32(rd, "outage failures");
+	r->outage_refused = take_uv32(rd, "outage refusals");
+}
+
 /* ---- RECORD_TAG_EXPECT: expect_every's snapshot (SPEC 7) --------------- */
 
 static int
@@ -122,6 +152,7 @@ output_get(struct reader *rd, struct cb_record *r)
  * a newer cbexec's until their rows are here. */
 static const struct ext_field fields[] = {
 	{ RECORD_TAG_JOB, "job markers", job_has, job_put, job_get },
+	{ RECORD_TAG_OUTAGE, "outage", outage_has, outage_put, outage_get },
 	{ RECORD_TAG_EXPECT, "expect_every", expect_has, expect_put,
 	    expect_get },
 	{ RECORD_TAG_OUTPUT, "output", output_has, output_put, output_get },

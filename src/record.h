@@ -219,6 +219,13 @@ struct cb_record {
 	/* trip --on-open: how calls refused during this manual window
 	 * exit; MANUAL_ON_OPEN_NONE: the breaker's own on_open. */
 	uint8_t			manual_on_open;
+
+	/* Since version 5, tag RECORD_TAG_OUTAGE: the outage under way, for
+	 * the line that ends it (SPEC 6.5); all 0 while closed. */
+	int64_t			outage_since_ms;	/* left closed at */
+	uint32_t		outage_failed;	/* calls failed: the streak
+						 * that opened it, and since */
+	uint32_t		outage_refused;	/* refused open or half-open */
 };
 
 enum { MANUAL_ON_OPEN_NONE, MANUAL_ON_OPEN_FAIL, MANUAL_ON_OPEN_SKIP };
@@ -245,7 +252,8 @@ enum record_tag {
 	/* Reserved: the snapshot of the rate limit's policy keys, max_rate
 	 * and rate_burst (SPEC 2d, 7). */
 	RECORD_TAG_RATE_POLICY = 3,
-	/* Reserved: the outage summary's counters (SPEC 6.5). */
+	/* The outage summary's counters (SPEC 6.5): U outage_since_ms, U
+	 * outage_failed, U outage_refused. */
 	RECORD_TAG_OUTAGE = 4,
 	/* Reserved: the snapshot of expect_every (SPEC 3, 7). */
 	RECORD_TAG_EXPECT = 5,

@@ -225,6 +225,29 @@ test_record5_output(void)
 	buf_free(&b);
 }
 
+/* Tag 4, the outage under way (SPEC 6.5): three varints. */
+static void
+test_record5_outage(void)
+{
+	static const uint8_t	 outage[] = { 0x04, 0x03, 0x64, 0x05, 0x0c };
+	struct cb_record	 r, want;
+	struct cb_buf		 b = { 0 };
+	struct cb_err		 err;
+
+	golden5_record(&want);
+	want.outage_since_ms = 100;
+	want.outage_failed = 5;
+	want.outage_refused = 12;
+	record_encode(&want, &b);
+	CHECK(b.len == golden5_len + sizeof outage &&
+	    memcmp(b.data + golden5_len, outage, sizeof outage) == 0);
+	CHECK_EQ(unit_decode_copy(b.data, b.len, &r, &err), RECORD_OK);
+	CHECK_EQ(r.outage_failed, 5);
+	CHECK_EQ(r.outage_refused, 12);
+	CHECK(unit_record_same(&r, &want));
+	buf_free(&b);
+}
+
 void
 test_record5(void)
 {
@@ -234,4 +257,5 @@ test_record5(void)
 	test_record5_errors();
 	test_record5_expect();
 	test_record5_output();
+	test_record5_outage();
 }

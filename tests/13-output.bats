@@ -107,3 +107,27 @@ at() {
 	run --separate-stderr -0 cb run x -- echo out
 	assert_equal "$output" ''
 }
+
+@test "cron: an outage under output = on-change mails twice" {
+	# */5 from 07:00 to 08:00; the API is down from 07:10 to 07:45.
+	config 'defaults = { trip = { failures = 3; }; open_timeout = "10m"; output = "on-change"; on_open = "skip"; };'
+	cat >sync <<'SH'
+#!/bin/sh
+if [ "$API" = down ]; then echo "curl: (7) Failed to connect to api port 443" >&2; exit 7; fi
+echo "synced"
+SH
+	chmod +x sync
+	local m api n=0 mails=0
+	for m in 00 05 10 15 20 25 30 35 40 45 50 55; do
+		api=up
+		[ "$m" -ge 10 ] && [ "$m" -lt 45 ] && api=down
+		API=$api at "07:$m:01" run api --preset curl -- ./sync >"mail.$n" 2>&1 || true
+		[ -s "mail.$n" ] && mails=$((mails + 1))
+		n=$((n + 1))
+	done
+	assert_equal "$mails" 2
+	cat mail.* >all
+	grep -q 'curl: (7) Failed' all
+	grep -q 'circuit opened after 3 consecutive failures' all
+	grep -q 'circuit closed after a successful probe; open [0-9]*m (07:20-07:[0-9]*), [0-9]* calls failed, [0-9]* refused, last failure: exit 7 after' all
+}

@@ -109,7 +109,7 @@ endif
 # The pure core: links without -llmdb or -lconfig (the unit tests prove it).
 PURE	= util units preset policy policy-type policy-finish record record-wire record-ext record-decode \
 	  record-decode4 breaker \
-	  breaker-trip breaker-view slot \
+	  breaker-trip breaker-view breaker-outage slot \
 	  classify name hint token sha256 jobmark
 IO	= clock config config-layer config-setting conftext statefile store-lmdb \
 	  store-lmdb-open store-lmdb-evict store-lmdb-wait store-redis spawn spawn-run \
@@ -127,6 +127,8 @@ IO	+= confmemo lastgood stategroup
 IO	+= busy
 # The rate limit's GCRA (SPEC 2d): pure, time passed in.
 PURE	+= breaker-rate
+# run's output held in temporary files (SPEC 6.5).
+IO	+= held
 # The Redis store's URL parser (pure) and deadline-bound name lookup; its
 # connection and walks only with hiredis (store-redis.c stands alone
 # without it).

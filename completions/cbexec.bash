@@ -16,7 +16,7 @@ _cbexec_keys='trip.policy= trip.failures= trip.period= trip.window=
 	failure_codes= success_codes= ignore_codes= preset= timeout_is=
 	signal_is= slow_call= on_open= open_exit_code= retries= retry_delay=
 	max_concurrent= on_busy= max_rate= rate_burst= probe= probe_timeout=
-	expect_every='
+	expect_every= output='
 
 # _cbexec_reply WORDS: COMPREPLY from WORDS matching $cur.
 _cbexec_reply() {
@@ -86,6 +86,7 @@ _cbexec_value() {
 	trip.policy) echo 'consecutive rate time' ;;
 	timeout_is | signal_is) echo 'failure success ignore' ;;
 	on_open | on_busy) echo 'fail skip' ;;
+	output) echo 'pass on-failure on-change' ;;
 	preset) echo "$_cbexec_presets" ;;
 	esac
 }

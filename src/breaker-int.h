@@ -31,6 +31,15 @@ int	breaker_rate_refuse(struct cb_record *, const struct cb_policy *,
 	    const struct cb_env *, struct cb_ticket *);
 void	breaker_rate_spend(struct cb_record *, const struct cb_policy *,
 	    const struct cb_env *);
+/*
+ * The outage's counters (breaker-outage.c): breaker_outage_move before r
+ * moves to state to (t: the transition said, or NULL), breaker_outage_fail
+ * for each failure recorded, breaker_outage_refuse for each refusal.
+ */
+void	breaker_outage_move(struct cb_record *, int64_t now, enum cb_state to,
+	    int manual, struct cb_transition *t);
+void	breaker_outage_fail(struct cb_record *);
+void	breaker_outage_refuse(struct cb_record *);
 
 /* Keep in r what status shows of the policy p it runs under. */
 void	breaker_snapshot(struct cb_record *, const struct cb_policy *);

@@ -95,6 +95,7 @@ breaker_snapshot(struct cb_record *r, const struct cb_policy *p)
 	s->rate_n = p->max_rate.n;
 	s->rate_per_ms = p->max_rate.per_ms;
 	s->rate_burst = p->rate_burst;
+	s->output = (uint8_t)p->output;
 }
 
 /* What a whole snapshot adds to the version 3 part (breaker_policy). */
@@ -144,6 +145,8 @@ breaker_policy(const struct cb_record *r, const struct cb_policy *base,
 	out->timeout_ms = s->timeout_ms;
 	out->max_concurrent = s->max_concurrent;
 	out->expect_every_ms = s->expect_every_ms;
+	out->output = s->output <= OUTPUT_ON_CHANGE ?
+	    (enum cb_output)s->output : OUTPUT_PASS;
 	if (!s->full)
 		return 1;
 	policy_full(s, out);
@@ -159,6 +162,21 @@ breaker_policy_record(struct cb_record *r, const struct cb_policy *p,
 {
 	record_init(r, now);
 	breaker_snapshot(r, p);
+}
+
+int
+breaker_outage_edge(const struct cb_effects *fx)
+{
+	const struct cb_transition	*t;
+	int				 i;
+
+	for (i = 0; i < fx->ntrans; i++) {
+		t = &fx->trans[i];
+		if (!t->manual && (t->to == STATE_CLOSED ||
+		    (t->to == STATE_OPEN && t->from == STATE_CLOSED)))
+			return 1;
+	}
+	return 0;
 }
 
 /* What `status` shows of a record (breaker.h). */

@@ -109,7 +109,9 @@ transition_by(struct cb_record *r, const struct cb_env *env,
 		snprintf(t->reason, sizeof t->reason, "%s", reason);
 		t->manual = user != NULL;
 		t->probes = r->half_open_successes;
-	}
+	} else
+		t = NULL;
+	breaker_outage_move(r, env->now_ms, to, user != NULL, t);
 	remember(r, env, to, reason, user);
 	r->manual = 0;	/* breaker_trip and breaker_reset set it */
 	r->manual_on_open = MANUAL_ON_OPEN_NONE;	/* ... and its own */
@@ -228,6 +230,7 @@ refuse(struct cb_record *r, const struct cb_env *env, struct cb_ticket *t)
 	r->rejected++;
 	if (r->refused_since_run < UINT32_MAX)
 		r->refused_since_run++;
+	breaker_outage_refuse(r);
 }
 
 /*
@@ -471,6 +474,7 @@ last_failure(struct cb_record *r, const struct cb_env *env,
 	f->signal = run->signal;
 	f->timed_out = run->timed_out != 0;
 	f->duration_ms = r->last_duration_ms;
+	breaker_outage_fail(r);
 }
 
 /* Count a run in the totals and as the last one. */

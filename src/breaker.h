@@ -65,6 +65,12 @@ struct cb_transition {
 	int64_t		until_ms;	/* to open: its open_until */
 	unsigned	probes;		/* from half-open: probes that had
 					 * succeeded (closing: all of them) */
+	/* Closing: the outage it ends (SPEC 6.5); since_ms 0: unknown. */
+	int64_t		since_ms;	/* left closed at */
+	int64_t		at_ms;		/* closed at */
+	uint32_t	failed;
+	uint32_t	refused;
+	struct cb_lastfail last;	/* at_ms 0: none */
 };
 
 /* The transitions one step made, for logging and hooks after commit. */
@@ -221,6 +227,23 @@ int64_t	breaker_last_used(const struct cb_record *);
  */
 void	breaker_policy_record(struct cb_record *, const struct cb_policy *,
 	    int64_t now);
+
+/*
+ * The closing line's summary of the outage t ends (SPEC 6.5), into buf:
+ * "open 9m (06:48-06:57), 5 calls failed, 12 refused, last failure:
+ * exit 7 after 2.1s"; from and to are the clock times of t->since_ms and
+ * t->at_ms as the caller shows them.  "" when t is no closing, its start
+ * is unknown, or no call failed (a trip's window).
+ */
+void	breaker_outage_text(const struct cb_transition *t, const char *from,
+	    const char *to, char *buf, size_t len);
+
+/*
+ * Did a step's effects begin or end an outage: closed to open, or to
+ * closed, by no user's trip or reset?  A failed probe's re-opening does
+ * not (output = on-change, SPEC 6.5).  Returns 1 if so.
+ */
+int	breaker_outage_edge(const struct cb_effects *);
 
 /*
  * How long r has been overdue at now, in ms: the time past expect_every

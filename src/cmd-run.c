@@ -14,7 +14,10 @@
  * SIGQUIT cut short.  With max_concurrent a call that finds every run
  * slot taken is busy; --wait then asks again until a slot frees or the
  * wait ends (busy.c), a signal ending it with nothing recorded.  The
- * RUN-OPTIONS parser, shared with `config show`, is run-opts.c.
+ * RUN-OPTIONS parser, shared with `config show`, is run-opts.c.  With
+ * output = on-failure or on-change the command's output is held (held.c)
+ * and each attempt decides, once its outcome is recorded, whether it is
+ * written out.
  */
 #include <getopt.h>
 #include <signal.h>
@@ -28,6 +31,7 @@
 #include "clock.h"
 #include "cmd.h"
 #include "esc.h"
+#include "held.h"
 #include "hint.h"
 #include "jobmark.h"
 #include "name.h"
@@ -53,6 +57,9 @@ struct run_step {
 	int64_t			 wait_ms;	/* --wait for a run slot */
 	int			 asks_fail;	/* --on-open fail given */
 	const struct spawn_opts	*so;		/* the job */
+	struct held		*held;		/* its output (SPEC 6.5) */
+	int			 held_said;	/* cannot hold: said once */
+	int			 held_done;	/* this attempt's decided */
 	/* The job's marker (jobmark.h), so->job_marker, made with the slot
 	 * it is for: "" until then. */
 	char			 marker[JOBMARK_SIZE(NAME_MAX_LEN)];
@@ -96,6 +103,7 @@ step_reset(struct run_step *st)
 	st->marker[0] = '\0';
 	st->left_open = 0;
 	st->sent = st->killed = 0;
+	st->held_done = 0;
 }
 
 /*
@@ -231,6 +239,8 @@ judge(struct run_step *st, const struct spawn_result *res)
 }
 
 static void	run_timed_out(const struct run_step *);
+static void	run_held_start(struct run_step *);
+static void	run_output(struct run_step *, int);
 
 /*
  * The state could not be used: on_store_error = open runs the command
@@ -319,6 +329,7 @@ again:
 			    (unsigned long long)st->c.ticket.epoch);
 	}
 
+	run_held_start(st);
 	start = st->c.env.now_ms;	/* admitted: the cool-down counts */
 	if (spawn_run_held(so, &res, &err) == -1) {
 		cmd_warnx("%s", err.msg);
@@ -352,9 +363,54 @@ again:
 	if (st->c.fx.late && !ctx->quiet)
 		cmd_warnx("%s: the probe outlived its lease: counted as a "
 		    "failure, and the breaker re-opens", st->c.name);
+	run_output(st, 1);
 	cmd_transitions(ctx, st->c.name, &st->c.fx);
 	st->left_open = st->c.rec.state == STATE_OPEN;
 	return 0;
+}
+
+/* Output that cannot be held passes through, and says so once. */
+static void
+run_held_start(struct run_step *st)
+{
+	if (st->held == NULL || st->held->on || st->held_said)
+		return;
+	st->held_said = 1;
+	if (!st->c.ctx->quiet)
+		cmd_warnx("%s: cannot hold the output of '%s' (%s): passing "
+		    "it through", st->c.name, st->so->argv[0],
+		    strerror(st->held->err));
+}
+
+/*
+ * The held output of the attempt that ran, written out or dropped (SPEC
+ * 6.5): on-failure writes it unless the run is a success; on-change when
+ * its outcome opened or closed the breaker (a failed probe's re-opening
+ * goes on with the outage), or it timed out.  Unguarded, or its outcome
+ * not recorded, on-change knows of no change and acts as on-failure.
+ * recorded: called with the outcome recorded, before its transitions are
+ * said.  Once per attempt.
+ */
+static void
+run_output(struct run_step *st, int recorded)
+{
+	int	show, rv;
+
+	if (st->held == NULL || !st->held->on || st->held_done)
+		return;
+	st->held_done = 1;
+	if (st->c.p->output == OUTPUT_ON_CHANGE && recorded)
+		show = st->c.run.timed_out ||
+		    breaker_outage_edge(&st->c.fx);
+	else
+		show = st->c.run.outcome != OUTCOME_SUCCESS;
+	if ((rv = held_end(st->held, show)) == -1)
+		cmd_warn("%s: the output of '%s' written out is incomplete",
+		    st->c.name, st->so->argv[0]);
+	else if (rv == 1)
+		cmd_warnx("%s: the output of '%s' may have been cut: the "
+		    "file system of its temporary files is full", st->c.name,
+		    st->so->argv[0]);
 }
 
 /*
@@ -429,6 +485,21 @@ static int	run_attempts(struct run_step *, const struct cb_policy *,
 static int	run_guarded(struct cb_ctx *, const char *, char **,
 		    const struct run_opts *);
 
+/* output = on-failure or on-change: hold the job's output (SPEC 6.5). */
+static void
+run_hold(struct run_step *st, struct spawn_opts *so, struct held *h)
+{
+	memset(h, 0, sizeof *h);
+	if (st->c.p->output == OUTPUT_PASS)
+		return;
+	st->held = h;
+	st->c.ctx->reopen_quiet = st->c.p->output == OUTPUT_ON_CHANGE;
+	if (held_open(h) == 0) {
+		so->held_out = h->fd[0];
+		so->held_err = h->fd[1];
+	}
+}
+
 static int
 cmd_run_exec(struct cb_ctx *ctx, struct cmd_args *a)
 {
@@ -453,6 +524,7 @@ run_guarded(struct cb_ctx *ctx, const char *name, char **argv,
 {
 	/* Large (a record): static, see struct cb_record. */
 	static struct run_step	 st;
+	struct held		 h;
 	struct cb_policy	 p;
 	struct spawn_opts	 so;
 	struct cb_err		 err;
@@ -520,7 +592,9 @@ run_guarded(struct cb_ctx *ctx, const char *name, char **argv,
 	}
 	ctx->have_mask = 1;
 	so.mask = &ctx->mask;
+	run_hold(&st, &so, &h);
 	status = run_attempts(&st, &p, &so, guarded);
+	held_close(&h);
 	(void)sigprocmask(SIG_SETMASK, &ctx->mask, NULL);
 	ctx->have_mask = 0;
 	return status;
@@ -544,6 +618,8 @@ run_attempts(struct run_step *st, const struct cb_policy *p,
 
 	for (n = 0;; n++) {
 		rv = attempt(st, so, &guarded, &status);
+		if (rv == 0)
+			run_output(st, 0);
 		/* A job forked ahead that did not run. */
 		spawn_drop();
 		/* skip hides a refusal, never a failure that ran (SPEC 6.4). */

@@ -92,6 +92,9 @@ struct cb_ctx {
 	int			 run_by_done;
 	const char		*run_argv0;
 	struct cb_runby		 run_by;
+	/* run with output = on-change (SPEC 6.5): a failed probe's
+	 * re-opening goes on with the outage and is not said (-v says it). */
+	int			 reopen_quiet;
 };
 
 /*

@@ -181,6 +181,30 @@ until_text(int64_t ms, char *buf, size_t len)
 		snprintf(buf, len, "later");
 }
 
+/* "06:48" local time; with the date when not the day of ref. */
+static void
+hm_text(int64_t ms, int64_t ref, char *buf, size_t len)
+{
+	struct tm	tm, rt;
+	time_t		t = (time_t)(ms / 1000), r = (time_t)(ref / 1000);
+
+	if (localtime_r(&t, &tm) == NULL || localtime_r(&r, &rt) == NULL ||
+	    strftime(buf, len, tm.tm_yday == rt.tm_yday &&
+	    tm.tm_year == rt.tm_year ? "%H:%M" : "%Y-%m-%d %H:%M", &tm) == 0)
+		snprintf(buf, len, "?");
+}
+
+/* The closing line's summary of the outage (SPEC 6.5), or "". */
+static void
+outage_summary(const struct cb_transition *t, char *buf, size_t len)
+{
+	char	from[32], to[32];
+
+	hm_text(t->since_ms, t->at_ms, from, sizeof from);
+	hm_text(t->at_ms, t->at_ms, to, sizeof to);
+	breaker_outage_text(t, from, to, buf, len);
+}
+
 /*
  * What a transition says to the caller, for cron mail (SPEC 6.5): an
  * opening with how long, a closing after its probes.  Returns 0 for what
@@ -189,7 +213,7 @@ until_text(int64_t ms, char *buf, size_t len)
 static int
 transition_said(const char *name, const struct cb_transition *t)
 {
-	char	until[32];
+	char	until[32], sum[192];
 
 	if (t->manual || t->from == t->to)
 		return 0;
@@ -205,12 +229,13 @@ transition_said(const char *name, const struct cb_transition *t)
 	}
 	if (t->to != STATE_CLOSED)
 		return 0;
+	outage_summary(t, sum, sizeof sum);
 	if (t->probes <= 1)
-		cmd_warnx("%s: circuit closed after a successful probe",
-		    esc(name));
+		cmd_warnx("%s: circuit closed after a successful probe%s%s",
+		    esc(name), sum[0] != '\0' ? "; " : "", sum);
 	else
-		cmd_warnx("%s: circuit closed after %u successful probes",
-		    esc(name), t->probes);
+		cmd_warnx("%s: circuit closed after %u successful probes%s%s",
+		    esc(name), t->probes, sum[0] != '\0' ? "; " : "", sum);
 	return 1;
 }
 
@@ -255,7 +280,8 @@ cmd_transitions(struct cb_ctx *ctx, const char *name,
 		}
 		/* log = stderr is the log: its line, not a second one. */
 		said = log != CB_LOG_STDERR && !ctx->quiet &&
-		    transition_said(name, t);
+		    !(ctx->reopen_quiet && t->from == STATE_HALF_OPEN &&
+		    t->to == STATE_OPEN) && transition_said(name, t);
 		if (!said && (log == CB_LOG_STDERR || ctx->verbose))
 			cmd_warnx("%s: %s -> %s (%s)%s", esc(name),
 			    record_state_name(t->from),

@@ -34,6 +34,9 @@ static const char *const verdict_names[] = {
 static const char *const on_open_names[] = {
 	"fail", "skip", NULL
 };
+static const char *const output_names[] = {
+	"pass", "on-failure", "on-change", NULL
+};
 
 /* In the order of enum policy_key, which is `config show`'s. */
 static const struct key_def keys[PK_COUNT] = {
@@ -127,6 +130,10 @@ static const struct key_def keys[PK_COUNT] = {
 	    "none", 0, .none = 1,
 	    .help = "a success is expected at least this often; later, the "
 	    "breaker is overdue" },
+	[PK_OUTPUT] = { "output", KT_ENUM, P(output), "pass",
+	    .names = output_names,
+	    .help = "the command's output: pass, on-failure (held unless it "
+	    "fails) or on-change (held unless the breaker changes)" },
 };
 
 /* KT_ENUM and KT_PRESET values are stored through an int. */

@@ -36,6 +36,14 @@ enum cb_on_open {
 	ON_OPEN_SKIP
 };
 
+/* What of the command's own output reaches cbexec's caller (SPEC 6.5). */
+enum cb_output {
+	OUTPUT_PASS,		/* all of it, as it comes (timeout(1)) */
+	OUTPUT_ON_FAILURE,	/* held; written out unless a success */
+	OUTPUT_ON_CHANGE	/* held; written out when the run changes
+				 * the breaker's state or times out */
+};
+
 /* Bounds enforced by policy_set(). */
 #define POLICY_MAX_FAILURES	1000	/* trip.failures */
 #define POLICY_MAX_WINDOW	1000	/* trip.window, trip.min_calls */
@@ -98,6 +106,7 @@ struct cb_policy {
 	int64_t			expect_every_ms;	/* a success is due
 						 * this often (SPEC 7); 0:
 						 * none */
+	enum cb_output		output;		/* SPEC 6.5 */
 };
 
 /* The policy keys, in the order `config show` prints them. */
@@ -134,6 +143,7 @@ enum policy_key {
 	PK_RETRIES,
 	PK_RETRY_DELAY,
 	PK_EXPECT_EVERY,
+	PK_OUTPUT,
 	PK_COUNT
 };
 

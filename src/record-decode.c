@@ -523,6 +523,8 @@ decode_clear(struct cb_record *r)
 	r->manual_on_open = 0;
 	r->rate_tat_us = 0;
 	r->rate_limited = 0;
+	r->outage_since_ms = 0;
+	r->outage_failed = r->outage_refused = 0;
 }
 
 /* Cross-field checks once every field is read. */

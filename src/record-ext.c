@@ -135,6 +135,36 @@ rate_policy_get(struct reader *rd, struct cb_record *r)
 	r->policy.rate_burst = burst;
 }
 
+/* ---- RECORD_TAG_OUTAGE: the outage under way (SPEC 6.5) --------------- */
+
+static int
+outage_has(const struct cb_record *r)
+{
+	return r->outage_since_ms != 0 || r->outage_failed != 0 ||
+	    r->outage_refused != 0;
+}
+
+static void
+outage_put(const struct cb_record *r, struct cb_buf *b)
+{
+	put_uv(b, (uint64_t)r->outage_since_ms);
+	put_uv(b, r->outage_failed);
+	put_uv(b, r->outage_refused);
+}
+
+static void
+outage_get(struct reader *rd, struct cb_record *r)
+{
+	uint64_t	since = take_uv(rd);
+
+	if (since > INT64_MAX)
+		take_bad(rd, "outage start out of range");
+	else
+		r->outage_since_ms = (int64_t)since;
+	r->outage_failed = take_uv32(rd, "outage failures");
+	r->outage_refused = take_uv32(rd, "outage refusals");
+}
+
 /* ---- RECORD_TAG_EXPECT: expect_every's snapshot (SPEC 7) --------------- */
 
 static int
@@ -162,18 +192,44 @@ expect_get(struct reader *rd, struct cb_record *r)
 		r->policy.expect_every_ms = (int64_t)v;
 }
 
+/* ---- RECORD_TAG_OUTPUT: output's snapshot (SPEC 6.5) ------------------- */
+
+static int
+output_has(const struct cb_record *r)
+{
+	return r->policy.output != 0;
+}
+
+/* A u8: 1 on-failure, 2 on-change (enum cb_output). */
+static void
+output_put(const struct cb_record *r, struct cb_buf *b)
+{
+	buf_add_u8(b, r->policy.output);
+}
+
+static void
+output_get(struct reader *rd, struct cb_record *r)
+{
+	uint8_t	v = take_u8(rd);
+
+	if (v == OUTPUT_PASS || v > OUTPUT_ON_CHANGE)
+		take_bad(rd, "output out of range");
+	else
+		r->policy.output = v;
+}
+
 /* ---- the table ---------------------------------------------------------- */
 
-/* Ascending by tag.  RECORD_TAG_OUTAGE and RECORD_TAG_OUTPUT are reserved
- * (record.h): a record holding one is a newer cbexec's until their rows
- * are here. */
+/* Ascending by tag. */
 static const struct ext_field fields[] = {
 	{ RECORD_TAG_JOB, "job markers", job_has, job_put, job_get },
 	{ RECORD_TAG_RATE, "rate limit", rate_has, rate_put, rate_get },
 	{ RECORD_TAG_RATE_POLICY, "rate policy", rate_policy_has,
 	  rate_policy_put, rate_policy_get },
+	{ RECORD_TAG_OUTAGE, "outage", outage_has, outage_put, outage_get },
 	{ RECORD_TAG_EXPECT, "expect_every", expect_has, expect_put,
 	    expect_get },
+	{ RECORD_TAG_OUTPUT, "output", output_has, output_put, output_get },
 };
 #define NFIELDS	(sizeof fields / sizeof fields[0])
 

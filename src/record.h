@@ -123,6 +123,9 @@ struct cb_snapshot {
 	uint32_t	rate_n;
 	int64_t		rate_per_ms;
 	uint32_t	rate_burst;
+	/* Since version 5, tag RECORD_TAG_OUTPUT: enum cb_output (0:
+	 * pass, not written). */
+	uint8_t		output;
 };
 
 /* Who ran the last run (SPEC 7): never its arguments, which may hold
@@ -228,6 +231,12 @@ struct cb_record {
 	 * none yet; and the calls it refused. */
 	int64_t			rate_tat_us;
 	uint64_t		rate_limited;
+	/* Since version 5, tag RECORD_TAG_OUTAGE: the outage under way, for
+	 * the line that ends it (SPEC 6.5); all 0 while closed. */
+	int64_t			outage_since_ms;	/* left closed at */
+	uint32_t		outage_failed;	/* calls failed: the streak
+						 * that opened it, and since */
+	uint32_t		outage_refused;	/* refused open or half-open */
 };
 
 enum { MANUAL_ON_OPEN_NONE, MANUAL_ON_OPEN_FAIL, MANUAL_ON_OPEN_SKIP };
@@ -254,11 +263,13 @@ enum record_tag {
 	/* The snapshot of the rate limit's policy keys: max_rate's N (U, 0
 	 * none) and period (U, ms), rate_burst (U): SPEC 2d, 7. */
 	RECORD_TAG_RATE_POLICY = 3,
-	/* Reserved: the outage summary's counters (SPEC 6.5). */
+	/* The outage summary's counters (SPEC 6.5): U outage_since_ms, U
+	 * outage_failed, U outage_refused. */
 	RECORD_TAG_OUTAGE = 4,
 	/* Reserved: the snapshot of expect_every (SPEC 3, 7). */
 	RECORD_TAG_EXPECT = 5,
-	/* Reserved: the snapshot of output (SPEC 3, 6.5). */
+	/* The snapshot of output (SPEC 3, 6.5): a u8, 1 (on-failure) or 2
+	 * (on-change); pass is not written. */
 	RECORD_TAG_OUTPUT = 6
 };
 

@@ -161,6 +161,9 @@ spawn_child(const struct spawn_opts *opts, const struct spawn_saved *saved,
 		spawn_child_fail(wfd, errno);
 	if (opts->stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) == -1)
 		spawn_child_fail(wfd, errno);
+	if (opts->held_out > STDERR_FILENO && (dup2(opts->held_out,
+	    STDOUT_FILENO) == -1 || dup2(opts->held_err, STDERR_FILENO) == -1))
+		spawn_child_fail(wfd, errno);
 	for (i = 0; opts->env != NULL && opts->env[i] != NULL; i++)
 		if (putenv(opts->env[i]) != 0)
 			spawn_child_fail(wfd, errno);

@@ -27,6 +27,12 @@ struct spawn_opts {
 	 * Never given to a helper, whose environment loses CBEXEC_JOB.
 	 */
 	const char	*job_marker;
+	/*
+	 * Held output (held.h, SPEC 6.5): the wrapped command's stdout and
+	 * stderr go to these, each above 2; 0: the caller's own.
+	 */
+	int		 held_out;
+	int		 held_err;
 	/* For hooks (on_transition) and probe commands; all zero for the
 	 * wrapped command. */
 	char *const	*env;		/* NAME=VALUE added to the child's */

@@ -37,7 +37,9 @@ at() {
 	run --separate-stderr -1 at 10:35:00 run x -- false
 	assert_equal "$stderr" 'cbexec: x: circuit re-opened (probe failed: exit 1); refusing runs until 10:43:00'
 	run --separate-stderr -0 at 10:43:00 run x -- true
-	assert_equal "$stderr" 'cbexec: x: circuit closed after a successful probe'
+	# The closing sums up the outage: 10:31 to 10:43, two failures and
+	# the failed probe, one refusal, and the last failure (SPEC 6.5).
+	assert_regex "$stderr" '^cbexec: x: circuit closed after a successful probe; open 12m \(10:31-10:43\), 3 calls failed, 1 refused, last failure: exit 1 after [0-9]+ms$'
 	# -q: none of it.
 	run --separate-stderr -1 at 10:44:00 -q run x -- false
 	run --separate-stderr -1 at 10:44:00 -q run x -- false
@@ -57,7 +59,7 @@ at() {
 	run --separate-stderr -0 at 10:01:00 run x -- true
 	assert_equal "$stderr" ''
 	run --separate-stderr -0 at 10:01:00 run x -- true
-	assert_equal "$stderr" 'cbexec: x: circuit closed after 2 successful probes'
+	assert_regex "$stderr" '^cbexec: x: circuit closed after 2 successful probes; open 1m \(10:00-10:01\), 1 call failed, 0 refused, last failure: exit 1 after [0-9]+ms$'
 }
 
 @test "a kill at the timeout is said, with what was really sent" {
@@ -92,11 +94,11 @@ at() {
 	assert_equal "${stderr_lines[4]}" 'cbexec: x: circuit opened after 1 consecutive failure; refusing runs until 10:01:00'
 	assert_equal "${#stderr_lines[@]}" 5
 	run --separate-stderr -0 at 10:01:00 -v run x -- true
-	assert_equal "$stderr" "$(printf '%s\n' \
-	    "cbexec: x: open -> half-open (cool-down elapsed) [$(id -un)@$(hostname): true]" \
-	    'cbexec: x: admitted (probe, epoch 2)' \
-	    'cbexec: x: exit 0, counted as success' \
-	    'cbexec: x: circuit closed after a successful probe')"
+	assert_equal "${stderr_lines[0]}" "cbexec: x: open -> half-open (cool-down elapsed) [$(id -un)@$(hostname): true]"
+	assert_equal "${stderr_lines[1]}" 'cbexec: x: admitted (probe, epoch 2)'
+	assert_equal "${stderr_lines[2]}" 'cbexec: x: exit 0, counted as success'
+	assert_regex "${stderr_lines[3]}" '^cbexec: x: circuit closed after a successful probe; open 1m \(10:00-10:01\), 1 call failed, 0 refused, last failure: timed out after [0-9.]+m?s$'
+	assert_equal "${#stderr_lines[@]}" 4
 }
 
 @test "trip and reset are not said: their user made them" {

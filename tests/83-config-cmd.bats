@@ -82,10 +82,11 @@ show_line() {
 
 @test "config show prints every policy key once with value and origin" {
 	run -0 cb config show x
-	assert_equal "${#lines[@]}" 32
+	assert_equal "${#lines[@]}" 33
 	assert_line --regexp '^expect_every +"none" +built-in$'
 	assert_line --regexp '^max_rate +"none" +built-in$'
 	assert_line --regexp '^rate_burst +1 +built-in$'
+	assert_line --regexp '^output +"pass" +built-in$'
 	assert_line --regexp '^probe +"none" +built-in$'
 	assert_line --regexp '^probe_timeout +"10s" +built-in$'
 	assert_line --regexp '^trip\.policy +"consecutive" +built-in$'

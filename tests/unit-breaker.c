@@ -2665,6 +2665,97 @@ test_breaker_overdue(void)
 	CHECK_EQ(back.expect_every_ms, 7 * DAY);
 }
 
+/* output = on-change (SPEC 6.5): an opening from closed and a closing
+ * begin and end an outage; a failed probe, half-open and trip do not. */
+static void
+test_breaker_outage_edge(void)
+{
+	struct cb_effects	fx;
+
+	memset(&fx, 0, sizeof fx);
+	CHECK_EQ(breaker_outage_edge(&fx), 0);
+	fx.ntrans = 1;
+	fx.trans[0].from = STATE_CLOSED;
+	fx.trans[0].to = STATE_OPEN;
+	CHECK_EQ(breaker_outage_edge(&fx), 1);
+	fx.trans[0].manual = 1;
+	CHECK_EQ(breaker_outage_edge(&fx), 0);
+	fx.trans[0].manual = 0;
+	fx.trans[0].from = STATE_HALF_OPEN;
+	CHECK_EQ(breaker_outage_edge(&fx), 0);
+	fx.trans[0].to = STATE_CLOSED;
+	CHECK_EQ(breaker_outage_edge(&fx), 1);
+	fx.trans[0].from = STATE_OPEN;
+	fx.trans[0].to = STATE_HALF_OPEN;
+	CHECK_EQ(breaker_outage_edge(&fx), 0);
+}
+
+/* The closing line's summary (SPEC 6.5): an outage counted from the
+ * streak that opened it, its failed probes and refusals, then cleared. */
+static void
+test_breaker_outage_summary(void)
+{
+	static struct cb_record	r;
+	struct cb_policy	p;
+	struct cb_effects	fx;
+	struct cb_transition	t;
+	struct cb_ticket	tk;
+	struct cb_run		run;
+	char			buf[256];
+
+	unit_policy_defaults(&p);
+	p.trip_failures = 2;
+	p.open_timeout_ms = 60000;
+	record_init(&r, T0);
+	call_at(&r, &p, T0, OUTCOME_FAILURE);
+	call_at(&r, &p, T0 + 1000, OUTCOME_FAILURE);
+	CHECK_EQ(r.state, STATE_OPEN);
+	CHECK_EQ(r.outage_since_ms, T0 + 1000);
+	CHECK_EQ(r.outage_failed, 2);
+	CHECK_EQ(call_at(&r, &p, T0 + 2000, OUTCOME_SUCCESS),
+	    OUTCOME_REJECTED);
+	CHECK_EQ(call_at(&r, &p, T0 + 3000, OUTCOME_SUCCESS),
+	    OUTCOME_REJECTED);
+	CHECK_EQ(r.outage_refused, 2);
+	call_at(&r, &p, T0 + 62000, OUTCOME_FAILURE);	/* the probe */
+	CHECK_EQ(r.state, STATE_OPEN);
+	CHECK_EQ(r.outage_failed, 3);
+	CHECK_EQ(r.outage_since_ms, T0 + 1000);
+	tk = admit_at(&r, &p, T0 + 541000, 1);
+	CHECK(tk.admitted && tk.probe);
+	memset(&run, 0, sizeof run);
+	run.outcome = OUTCOME_SUCCESS;
+	finish_run(&r, &p, T0 + 541000, &tk, &run, &fx);
+	CHECK_EQ(r.state, STATE_CLOSED);
+	CHECK_EQ(fx.ntrans, 1);
+	t = fx.trans[0];
+	CHECK_EQ(t.to, STATE_CLOSED);
+	CHECK_EQ(t.since_ms, T0 + 1000);
+	CHECK_EQ(t.failed, 3);
+	CHECK_EQ(t.refused, 2);
+	CHECK_EQ(r.outage_since_ms, 0);
+	CHECK_EQ(r.outage_failed, 0);
+	CHECK_EQ(r.outage_refused, 0);
+	t.last.exit_code = 7;
+	t.last.duration_ms = 2100;
+	breaker_outage_text(&t, "06:48", "06:57", buf, sizeof buf);
+	CHECK_STR(buf, "open 9m (06:48-06:57), 3 calls failed, 2 refused, "
+	    "last failure: exit 7 after 2.1s");
+	t.last.timed_out = 1;
+	t.last.duration_ms = 30000;
+	t.failed = 1;
+	breaker_outage_text(&t, "a", "b", buf, sizeof buf);
+	CHECK_STR(buf, "open 9m (a-b), 1 call failed, 2 refused, "
+	    "last failure: timed out after 30s");
+	t.failed = 0;
+	breaker_outage_text(&t, "a", "b", buf, sizeof buf);
+	CHECK_STR(buf, "");
+	t.failed = 1;
+	t.since_ms = 0;
+	breaker_outage_text(&t, "a", "b", buf, sizeof buf);
+	CHECK_STR(buf, "");
+}
+
 void
 test_breaker(void)
 {
@@ -2713,4 +2804,6 @@ test_breaker(void)
 	test_breaker_counters();
 	test_breaker_outcome_names();
 	test_breaker_probe_command_reasons();
+	test_breaker_outage_edge();
+	test_breaker_outage_summary();
 }

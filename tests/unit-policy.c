@@ -325,6 +325,7 @@ test_defaults(void)
 		{ PK_RETRIES, "0" },
 		{ PK_RETRY_DELAY, "\"1s\"" },
 		{ PK_EXPECT_EVERY, "\"none\"" },
+		{ PK_OUTPUT, "\"pass\"" },
 	};
 	struct policy_builder	b;
 	struct cb_policy	p;
@@ -821,6 +822,32 @@ test_rate_keys(void)
 	CHECK_EQ(policy_int_in_range(PK_RATE_BURST, 0), 0);
 }
 
+/* output (SPEC 6.5): pass by default, on-failure, on-change. */
+static void
+test_output_key(void)
+{
+	struct policy_builder	b;
+	struct cb_policy	p;
+	struct cb_err		err;
+	char			buf[64];
+
+	policy_init(&b);
+	CHECK_EQ(policy_finish(&b, &p, &err), 0);
+	CHECK_EQ(p.output, OUTPUT_PASS);
+	CHECK_EQ(set_cli(&b, PK_OUTPUT, "on-change", &err), 0);
+	CHECK_EQ(policy_finish(&b, &p, &err), 0);
+	CHECK_EQ(p.output, OUTPUT_ON_CHANGE);
+	policy_format(&b, PK_OUTPUT, buf, sizeof buf);
+	CHECK_STR(buf, "\"on-change\"");
+	CHECK_EQ(set_cli(&b, PK_OUTPUT, "on-failure", &err), 0);
+	CHECK_EQ(policy_finish(&b, &p, &err), 0);
+	CHECK_EQ(p.output, OUTPUT_ON_FAILURE);
+	CHECK_EQ(policy_key_lookup("output"), PK_OUTPUT);
+	CHECK_EQ(set_cli(&b, PK_OUTPUT, "on_change", &err), -1);
+	CHECK_STR(err.msg, "output: must be one of pass, on-failure, "
+	    "on-change, not 'on_change'");
+}
+
 static void
 test_layers(void)
 {
@@ -1269,6 +1296,7 @@ test_policy(void)
 	test_set_values();
 	test_bulkhead_keys();
 	test_rate_keys();
+	test_output_key();
 	test_layers();
 	test_classes();
 	test_finish();

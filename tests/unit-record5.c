@@ -247,6 +247,64 @@ test_record5_expect(void)
 	buf_free(&b);
 }
 
+/* Tag 6, output (SPEC 6.5): a u8, 1 on-failure or 2 on-change; pass is
+ * not written, and 0 or 3 is corrupt. */
+static void
+test_record5_output(void)
+{
+	static const uint8_t	 change[] = { 0x06, 0x01, 0x02 };
+	struct cb_record	 r, want;
+	struct cb_buf		 b = { 0 };
+	struct cb_err		 err;
+	uint8_t			 buf[1100];
+
+	golden5_record(&want);
+	want.policy.output = OUTPUT_ON_CHANGE;
+	record_encode(&want, &b);
+	CHECK_EQ(b.len, golden5_len + sizeof change);
+	CHECK(b.len == golden5_len + sizeof change &&
+	    b.data[golden4_len] == 4 &&
+	    memcmp(b.data + golden5_len, change, sizeof change) == 0);
+	CHECK_EQ(unit_decode_copy(b.data, b.len, &r, &err), RECORD_OK);
+	CHECK_EQ(r.policy.output, OUTPUT_ON_CHANGE);
+	CHECK(unit_record_same(&r, &want));
+	memcpy(buf, b.data, b.len);
+	buf[golden5_len + 2] = 0;
+	CHECK_EQ(unit_decode_copy(buf, b.len, &r, &err), RECORD_EVALUE);
+	CHECK_STR(err.msg, "record has output out of range");
+	buf[golden5_len + 2] = 3;
+	CHECK_EQ(unit_decode_copy(buf, b.len, &r, &err), RECORD_EVALUE);
+	buf_free(&b);
+	/* pass: no field. */
+	golden5_record(&want);
+	record_encode(&want, &b);
+	CHECK_EQ(b.len, golden5_len);
+	buf_free(&b);
+}
+
+/* Tag 4, the outage under way (SPEC 6.5): three varints. */
+static void
+test_record5_outage(void)
+{
+	static const uint8_t	 outage[] = { 0x04, 0x03, 0x64, 0x05, 0x0c };
+	struct cb_record	 r, want;
+	struct cb_buf		 b = { 0 };
+	struct cb_err		 err;
+
+	golden5_record(&want);
+	want.outage_since_ms = 100;
+	want.outage_failed = 5;
+	want.outage_refused = 12;
+	record_encode(&want, &b);
+	CHECK(b.len == golden5_len + sizeof outage &&
+	    memcmp(b.data + golden5_len, outage, sizeof outage) == 0);
+	CHECK_EQ(unit_decode_copy(b.data, b.len, &r, &err), RECORD_OK);
+	CHECK_EQ(r.outage_failed, 5);
+	CHECK_EQ(r.outage_refused, 12);
+	CHECK(unit_record_same(&r, &want));
+	buf_free(&b);
+}
+
 void
 test_record5(void)
 {
@@ -255,4 +313,6 @@ test_record5(void)
 	test_record5_truncated();
 	test_record5_errors();
 	test_record5_expect();
+	test_record5_output();
+	test_record5_outage();
 }

@@ -237,7 +237,8 @@ in_root() {
 
 	cbexec trip kept --reason "across remove"
 	dpkg -r cbexec >/dev/null 2>&1
-	echo "removed: $(getent group cbexec | cut -d: -f1) $(ls /var/lib/cbexec | paste -sd " ")"
+	# (the memos of the config, state.mdb-configs.UID, aside)
+	echo "removed: $(getent group cbexec | cut -d: -f1) $(ls /var/lib/cbexec | grep -v -- -configs. | paste -sd " ")"
 	dpkg -P cbexec >/dev/null 2>&1
 	echo "purged: $(getent group cbexec | wc -l) $(ls -d /var/lib/cbexec 2>/dev/null | wc -l)"
 	# The group kept its GID, so installing again finds it as it was.

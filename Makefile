@@ -11,7 +11,7 @@
 #   make fuzz       libFuzzer harnesses, FUZZ_RUNS (1000000) executions each
 #   make stress     full load and chaos drivers (tests/stress/)
 
-VERSION	= 0.2.0
+VERSION	= 0.3.0
 PREFIX	?= /usr/local
 BINDIR	?= $(PREFIX)/bin
 MANDIR	?= $(PREFIX)/share/man

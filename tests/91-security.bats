@@ -37,6 +37,25 @@ shared_dir() {
 	cp "$T/victim" "$T/victim.orig"
 }
 
+# shared_ns MEMBERS: the head of $T/ns.sh, a script for `unshare -m`
+# that gives itself a private /var/lib and /var/tmp, a group database of
+# its own whose group cbexec (the host's, if any, is not this one) lists
+# MEMBERS, and /var/lib/cbexec root:cbexec 3770, as the package makes it.
+shared_ns() {
+	local gid=64000
+	while getent group "$gid" >/dev/null; do gid=$((gid + 1)); done
+	grep -v '^cbexec:' /etc/group >"$T/group"
+	echo "cbexec:x:$gid:$1" >>"$T/group"
+	cat >"$T/ns.sh" <<'EOS'
+		mount --make-rprivate / && mount -t tmpfs tmpfs /var/lib &&
+		    mount -t tmpfs -o mode=1777 tmpfs /var/tmp &&
+		    mount --bind "$T/group" /etc/group || exit 99
+		mkdir /var/lib/cbexec && chown root:cbexec /var/lib/cbexec &&
+		    chmod 3770 /var/lib/cbexec || exit 98
+		unset CBEXEC_STATE CBEXEC_CONFIG XDG_STATE_HOME XDG_CONFIG_HOME
+EOS
+}
+
 teardown() {
 	[ -n "$NOBODY_DIR" ] && rm -rf "$NOBODY_DIR"
 	common_teardown
@@ -517,19 +536,9 @@ EOS
 	need_root
 	command -v unshare >/dev/null || skip "no unshare"
 	id daemon >/dev/null 2>&1 || skip "no user daemon"
-	gid=64000
-	while getent group "$gid" >/dev/null; do gid=$((gid + 1)); done
-	# The host's own group cbexec, if any, is not this one.
-	grep -v '^cbexec:' /etc/group >"$T/group"
 	# nobody is a member in the group database; daemon is not.
-	echo "cbexec:x:$gid:nobody" >>"$T/group"
-	cat >"$T/ns.sh" <<'EOS'
-		mount --make-rprivate / && mount -t tmpfs tmpfs /var/lib &&
-		    mount -t tmpfs -o mode=1777 tmpfs /var/tmp &&
-		    mount --bind "$T/group" /etc/group || exit 99
-		mkdir /var/lib/cbexec && chown root:cbexec /var/lib/cbexec &&
-		    chmod 3770 /var/lib/cbexec || exit 98
-		unset CBEXEC_STATE CBEXEC_CONFIG XDG_STATE_HOME XDG_CONFIG_HOME
+	shared_ns nobody
+	cat >>"$T/ns.sh" <<'EOS'
 		# A session older than usermod -aG: no supplementary group.
 		setpriv --reuid nobody --regid nogroup --clear-groups \
 		    env HOME=/nonexistent "$CBEXEC" run s -- true 2>"$T/split.err"
@@ -573,19 +582,8 @@ EOS
 	need_root
 	command -v unshare >/dev/null || skip "no unshare"
 	id daemon >/dev/null 2>&1 || skip "no user daemon"
-	gid=64000
-	while getent group "$gid" >/dev/null; do gid=$((gid + 1)); done
-	# A group database of our own: the host's group cbexec, if any, is
-	# not this test's.
-	grep -v '^cbexec:' /etc/group >"$T/group"
-	echo "cbexec:x:$gid:" >>"$T/group"
-	cat >"$T/ns.sh" <<'EOS'
-		mount --make-rprivate / && mount -t tmpfs tmpfs /var/lib &&
-		    mount -t tmpfs -o mode=1777 tmpfs /var/tmp &&
-		    mount --bind "$T/group" /etc/group || exit 99
-		mkdir /var/lib/cbexec && chown root:cbexec /var/lib/cbexec &&
-		    chmod 3770 /var/lib/cbexec || exit 98
-		unset CBEXEC_STATE CBEXEC_CONFIG XDG_STATE_HOME XDG_CONFIG_HOME
+	shared_ns ''
+	cat >>"$T/ns.sh" <<'EOS'
 		"$CBEXEC" -c /dev/null run api -- true || exit 97
 		as_daemon() {
 			setpriv --reuid daemon --regid daemon --clear-groups \

@@ -349,7 +349,8 @@ teardown() {
 		setpriv --reuid daemon --regid nogroup --clear-groups \
 		    sleep 300 &
 		p=$!
-		as daemon "$CB" acquire x --pid "$p" >/dev/null || exit 10
+		as daemon "$CB" acquire x --pid "$p" >/dev/null 2>"$D/acquire.err" ||
+		    { echo "acquire exited $?: $(cat "$D/acquire.err")"; exit 10; }
 		[ -e /proc/"$p" ] || exit 11
 		as nobody sh -c "[ ! -e /proc/$p ]" || exit 12
 		as nobody "$CB" run x -- true 2>/dev/null

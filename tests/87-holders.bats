@@ -341,7 +341,8 @@ teardown() {
 	chmod 0644 "$dir/c.conf"
 	# A /proc of our own, mounted hidepid=2: user nobody sees none of
 	# user daemon's processes, and kill(2) tells it EPERM.
-	run -0 unshare -m -p -f --mount-proc env D="$dir" CB="$CBEXEC" sh -c '
+	# Not run -0: a failure shows what the script said.
+	run unshare -m -p -f --mount-proc env D="$dir" CB="$CBEXEC" sh -c '
 		mount -o remount,hidepid=2 /proc || exit 9
 		as() { u=$1; shift; setpriv --reuid "$u" --regid nogroup \
 		    --clear-groups env CBEXEC_STATE="$D/state.mdb" \
@@ -358,6 +359,7 @@ teardown() {
 		kill -9 "$p"
 		echo ok'
 	assert_output ok
+	assert_equal "$status" 0
 	rm -rf "$dir"
 }
 

@@ -350,6 +350,14 @@ teardown() {
 		setpriv --reuid daemon --regid nogroup --clear-groups \
 		    sleep 300 &
 		p=$!
+		# Until setpriv has become daemon, hidepid hides it from
+		# daemon too (acquire --pid: no start time to read).
+		i=0
+		until as daemon sh -c "[ -r /proc/$p/stat ]"; do
+			i=$((i + 1))
+			[ $i -lt 500 ] || exit 14
+			sleep 0.02
+		done
 		as daemon "$CB" acquire x --pid "$p" >/dev/null 2>"$D/acquire.err" ||
 		    { echo "acquire exited $?: $(cat "$D/acquire.err")"; exit 10; }
 		[ -e /proc/"$p" ] || exit 11

@@ -299,22 +299,12 @@ teardown() {
 @test "members of the group cbexec share /var/lib/cbexec/state.mdb (0660) with root, and cannot plant a symlink there" {
 	need_root
 	command -v unshare >/dev/null || skip "no unshare"
-	gid=64000
-	while getent group "$gid" >/dev/null; do gid=$((gid + 1)); done
-	# The host's own group cbexec, if any, is not this one.
-	grep -v '^cbexec:' /etc/group >"$T/group"
-	echo "cbexec:x:$gid:" >>"$T/group"
 	head -c 8192 /dev/urandom >"$T/victim"
 	cp "$T/victim" "$T/victim.orig"
 	# In a private mount namespace: a blank /var/lib, /var/tmp (the
-	# stranger's fallback) and that group.
-	cat >"$T/ns.sh" <<'EOS'
-		mount --make-rprivate / && mount -t tmpfs tmpfs /var/lib &&
-		    mount -t tmpfs -o mode=1777 tmpfs /var/tmp &&
-		    mount --bind "$T/group" /etc/group || exit 99
-		mkdir /var/lib/cbexec && chown root:cbexec /var/lib/cbexec &&
-		    chmod 3770 /var/lib/cbexec || exit 98
-		unset CBEXEC_STATE CBEXEC_CONFIG XDG_STATE_HOME XDG_CONFIG_HOME
+	# stranger's fallback) and a group cbexec of its own.
+	shared_ns ''
+	cat >>"$T/ns.sh" <<'EOS'
 		S=/var/lib/cbexec/state.mdb
 		member() {
 			setpriv --reuid nobody --regid nogroup --groups cbexec \

@@ -16,7 +16,7 @@
  *	@CONFIG-PATH
  *	STATE			(empty: the file names none)
  *	HASH			(of the file's text, 16 hex digits)
- *	PATTERN<TAB>HEX		(a record holding the policy's snapshot;
+ *	=PATTERN<TAB>HEX	(a record holding the policy's snapshot;
  *	...			 the entries in order, then "" for the
  *				 names no entry matches)
  *
@@ -99,15 +99,22 @@ struct memo {
 };
 
 /* The block that begins at p ("@CONFIG\n..."): its end, the next block's
- * '@' or the NUL. */
+ * '@' or the NUL.  Its three head lines are taken whole (a state may
+ * begin with '@'); its policy lines begin with '='. */
 static char *
 memo_block_end(char *p)
 {
 	char	*nl;
+	int	 i;
 
-	while ((nl = strchr(p, '\n')) != NULL && nl[1] != '@')
+	for (i = 0; i < 3; i++) {
+		if ((nl = strchr(p, '\n')) == NULL)
+			return p + strlen(p);
 		p = nl + 1;
-	return nl != NULL ? nl + 1 : p + strlen(p);
+	}
+	while (*p == '=' && (nl = strchr(p, '\n')) != NULL)
+		p = nl + 1;
+	return *p == '=' ? p + strlen(p) : p;
 }
 
 /* config's block of text, split in place: 0, or -1 when there is none. */
@@ -165,7 +172,7 @@ confmemo_policy(const char *default_state, const char *config,
 	if ((text = memo_read(path)) == NULL ||
 	    memo_parse(text, config, &m) == -1)
 		goto out;
-	for (line = m.body; *line != '\0'; line = nl + 1) {
+	for (line = m.body; *line == '='; line = nl + 1) {
 		if ((nl = strchr(line, '\n')) == NULL)
 			nl = line + strlen(line) - 1;
 		if ((tab = memchr(line, '\t', (size_t)(nl - line))) == NULL)
@@ -173,7 +180,7 @@ confmemo_policy(const char *default_state, const char *config,
 		*tab = '\0';
 		if (*nl == '\n')
 			*nl = '\0';
-		if (line[0] == '\0' || fnmatch(line, name, 0) == 0) {
+		if (line[1] == '\0' || fnmatch(line + 1, name, 0) == 0) {
 			hex = xstrdup(tab + 1);
 			break;
 		}

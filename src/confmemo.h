@@ -30,7 +30,7 @@ int	 confmemo_due(const char *default_state, const char *config,
 
 /*
  * Write the memo: the head, then body, the policy lines
- * ("PATTERN\tHEX\n", "" last).  Makes the default state's directory (0700)
+ * ("=PATTERN\tHEX\n", "=" alone last, for the names no entry matches).  Makes the default state's directory (0700)
  * if it is not there only with create; best effort, silent.
  */
 void	 confmemo_write(const char *default_state, const char *config,

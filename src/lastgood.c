@@ -43,6 +43,7 @@ lastgood_line(const struct cb_config *cfg, size_t i, int64_t now,
 		return -1;
 	breaker_policy_record(&r, &p, now);
 	record_encode(&r, &rec);
+	buf_add(body, "=", 1);
 	buf_add(body, pat, strlen(pat));
 	buf_add(body, "\t", 1);
 	for (k = 0; k < rec.len; k++) {

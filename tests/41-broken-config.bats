@@ -325,8 +325,10 @@ $d/s/real.mdb"
 		    env -u XDG_STATE_HOME HOME="$d/home" CBEXEC_CONFIG="$conf" \
 		    CBEXEC_STATE="$d/s/state.mdb" "$CBEXEC" "$@"
 	}
+	# A pattern may begin with '@', as a NAME may.
 	printf '%s\n' 'log = "none";' 'defaults = { timeout = "1s"; };' \
-	    'breakers = ( { match = "job-*"; timeout = "2s"; trip = { failures = 1; }; } );' >"$conf"
+	    'breakers = ( { match = "@x*"; timeout = "5s"; },' \
+	    '  { match = "job-*"; timeout = "2s"; trip = { failures = 1; }; } );' >"$conf"
 	chown nobody "$conf"
 	# Any write under the clean file remembers it; nothing ran yet.
 	run -0 as trip other --for 1m

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "util.h"
 
 static int64_t
 clock_read(clockid_t id)
@@ -201,18 +202,6 @@ clock_group_members(pid_t pgid, uint64_t since, unsigned *seen,
 	return 0;
 }
 
-static int
-clock_hex(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 void
 clock_host_name(char *buf, size_t len)
 {
@@ -245,8 +234,8 @@ clock_boot_id(uint8_t id[16])
 				return;
 			continue;
 		}
-		if ((hi = clock_hex(buf[i])) == -1 ||
-		    (lo = clock_hex(buf[i + 1])) == -1)
+		if ((hi = hex_digit(buf[i])) == -1 ||
+		    (lo = hex_digit(buf[i + 1])) == -1)
 			return;
 		out[j++] = (uint8_t)(hi << 4 | lo);
 		i += 2;

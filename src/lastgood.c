@@ -77,13 +77,6 @@ lastgood_remember(const char *default_state, const struct cb_config *cfg,
 	buf_free(&body);
 }
 
-static int
-unhex(int c)
-{
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ?
-	    c - 'a' + 10 : -1;
-}
-
 int
 lastgood_policy(const char *default_state, const char *config,
     const char *name, const struct cb_policy *base, struct cb_policy *out)
@@ -100,7 +93,8 @@ lastgood_policy(const char *default_state, const char *config,
 		return -1;
 	n = strlen(hex);
 	for (i = 0; i + 1 < n; i += 2) {
-		if ((hi = unhex(hex[i])) == -1 || (lo = unhex(hex[i + 1])) == -1)
+		if ((hi = hex_digit(hex[i])) == -1 ||
+		    (lo = hex_digit(hex[i + 1])) == -1)
 			break;
 		byte = (uint8_t)(hi << 4 | lo);
 		buf_add(&rec, &byte, 1);

@@ -68,16 +68,6 @@ token_encode(const struct cb_token *t, char *out, size_t outlen)
 	buf_free(&b);
 }
 
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 /* The hex after the prefix into raw; returns its length, or 0 after
  * filling err. */
 static size_t
@@ -94,8 +84,8 @@ token_unhex(const char *h, uint8_t *raw, struct cb_err *err)
 	}
 	len = hexlen / 2;
 	for (i = 0; i < len; i++) {
-		if ((hi = hexval((unsigned char)h[2 * i])) < 0 ||
-		    (lo = hexval((unsigned char)h[2 * i + 1])) < 0) {
+		if ((hi = hex_digit((unsigned char)h[2 * i])) < 0 ||
+		    (lo = hex_digit((unsigned char)h[2 * i + 1])) < 0) {
 			err_set(err, "unexpected character at offset %zu",
 			    strlen(TOKEN_PREFIX) + 2 * i + (hi < 0 ? 0 : 1));
 			return 0;

@@ -183,3 +183,13 @@ buf_free(struct cb_buf *b)
 	b->data = NULL;
 	b->len = b->cap = 0;
 }
+
+int
+hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}

@@ -29,6 +29,10 @@ struct cb_err {
 	char	msg[CB_ERR_MAX];
 };
 
+/* The value of a lower-case hex digit, as every hex cbexec reads is
+ * written (tokens, boot ids, the config memo), or -1. */
+int	 hex_digit(int c);
+
 void	 err_set(struct cb_err *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 

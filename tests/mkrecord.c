@@ -49,18 +49,6 @@ num(const char *s)
 	return v;
 }
 
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* n bytes of hex at s into out; the dashes of a boot id are skipped. */
 static void
 unhex(const char *s, uint8_t *out, size_t n)
@@ -73,7 +61,7 @@ unhex(const char *s, uint8_t *out, size_t n)
 			s++;
 			continue;
 		}
-		if ((hi = hexval(s[0])) < 0 || (lo = hexval(s[1])) < 0)
+		if ((hi = hex_digit(s[0])) < 0 || (lo = hex_digit(s[1])) < 0)
 			die("not hex", s);
 		out[i++] = (uint8_t)(hi << 4 | lo);
 		s += 2;
@@ -224,7 +212,7 @@ main(int argc, char **argv)
 			p++;
 			continue;
 		}
-		if ((hi = hexval(p[0])) < 0 || (lo = hexval(p[1])) < 0)
+		if ((hi = hex_digit(p[0])) < 0 || (lo = hex_digit(p[1])) < 0)
 			die("not hex", p);
 		bytes[len++] = (uint8_t)(hi << 4 | lo);
 		p += 2;

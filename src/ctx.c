@@ -185,14 +185,12 @@ state_of_config(struct cb_ctx *ctx, int local_only, int create, char **dflt,
 		return NULL;
 	named = ctx->cfg.state != NULL && ctx->cfg.state[0] != '\0' ?
 	    ctx->cfg.state : NULL;
-	/* Beside it, the memo (lastgood.h): written by the first writer of
-	 * a clean file (cmd_store), read under a broken one. */
-	*dflt = state_default(ctx, local_only, create, err);
-	if (*dflt != NULL && ctx->memo_default == NULL)
-		ctx->memo_default = xstrdup(*dflt);
 	if (named != NULL)
 		return xstrdup(named);
-	if (*dflt != NULL && ctx->cfg_broken)
+	/* A file that could not be read that far: the state it named when
+	 * it last loaded cleanly, remembered beside the default one. */
+	if (ctx->cfg_broken &&
+	    (*dflt = state_default(ctx, local_only, create, err)) != NULL)
 		s = confmemo_recall(*dflt, ctx->cfg.path);
 	return s;
 }
@@ -210,12 +208,14 @@ ctx_memo_write(struct cb_ctx *ctx)
 	int64_t		 now = clock_wall_ms();
 
 	ctx->memo_written = 1;
-	used = cmd_memo_base(ctx);
-	dflt = cmd_memo_default(ctx);
-	if (used != NULL)
+	if ((used = cmd_memo_base(ctx)) != NULL)
 		lastgood_remember(used, &ctx->cfg, now, 0);
-	if (dflt != NULL && (used == NULL || strcmp(used, dflt) != 0) &&
-	    ctx->cfg.state != NULL && ctx->cfg.state[0] != '\0')
+	/* The default state (a group lookup, maybe) only when it matters:
+	 * the file names another state, which a broken file must recall. */
+	if (ctx->cfg.state == NULL || ctx->cfg.state[0] == '\0')
+		return;
+	if ((dflt = cmd_memo_default(ctx)) != NULL &&
+	    (used == NULL || strcmp(used, dflt) != 0))
 		lastgood_remember(dflt, &ctx->cfg, now, 1);
 }
 

@@ -336,15 +336,11 @@ $d/s/real.mdb"
 	# another name the defaults' timeout.
 	printf '%s\n' 'log = "none";' 'defaults = { timeout = "1s"; };' \
 	    'breakers = ( { match = "job-*"; timeot = "2s"; } );' >"$conf"
-	start=$(now_ms)
 	run -124 --separate-stderr as run job-new -- sleep 10
-	took=$(($(now_ms) - start))
-	[ "$took" -ge 1900 ] && [ "$took" -lt 8000 ] || fail "took ${took}ms"
+	[[ $stderr == *"job-new: timed out after 2s"* ]] || fail "$stderr"
 	[[ $stderr == *"timeot: unknown key"* ]] || fail "$stderr"
 	[[ $stderr == *"circuit opened after 1 consecutive failure"* ]] || fail "$stderr"
-	start=$(now_ms)
 	run -124 --separate-stderr as run plain -- sleep 10
-	took=$(($(now_ms) - start))
-	[ "$took" -lt 1900 ] || fail "took ${took}ms"
+	[[ $stderr == *"plain: timed out after 1s"* ]] || fail "$stderr"
 	rm -rf "$d"
 }

@@ -20,6 +20,24 @@ typo_said() {
 	echo "cbexec: $CBEXEC_CONFIG:1: open_timout: unknown key (did you mean open_timeout?)"
 }
 
+# nobody_tree: as root, a directory $d that user nobody can reach, with
+# its home $d/home and a state directory $d/s of its own (removed by
+# teardown); skips elsewhere.
+nobody_tree() {
+	[ "$(id -u)" = 0 ] || skip "needs root (setpriv, chown)"
+	id nobody >/dev/null 2>&1 || skip "no user nobody"
+	d=$(mktemp -d /tmp/cbexec-nobody.XXXXXX)
+	echo "$d" >"$T/nobody-tree"
+	chmod 0755 "$d"
+	mkdir -m 0700 "$d/home" "$d/s"
+	chown nobody "$d/home" "$d/s"
+}
+
+teardown() {
+	[ ! -e "$T/nobody-tree" ] || rm -rf "$(cat "$T/nobody-tree")"
+	common_teardown
+}
+
 @test "CBEXEC_DISABLE=1 with a broken config runs unguarded and opens no state" {
 	typo
 	CBEXEC_DISABLE=1 run -0 --separate-stderr "$CBEXEC" run x -- touch ran
@@ -263,13 +281,8 @@ YAML
 }
 
 @test "a config that cannot be read leads to the state it named when it last loaded, not to the default one" {
-	[ "$(id -u)" = 0 ] || skip "needs root (setpriv, chown)"
-	id nobody >/dev/null 2>&1 || skip "no user nobody"
 	# As nobody, whose default state is under a home of its own.
-	d=$(mktemp -d /tmp/cbexec-memo.XXXXXX)
-	chmod 0755 "$d"
-	mkdir -m 0700 "$d/home" "$d/s"
-	chown nobody "$d/home" "$d/s"
+	nobody_tree
 	printf 'state = "%s/s/real.mdb";\nlog = "none";\n' "$d" >"$d/cbexec.conf"
 	chown nobody "$d/cbexec.conf"
 	as() {
@@ -309,16 +322,10 @@ $d/s/real.mdb"
 	rm "$d/s/ran"
 	run -0 as run x -- touch "$d/s/ran"
 	assert [ -e "$d/s/ran" ]
-	rm -rf "$d"
 }
 
 @test "a breaker that never ran gets what the last clean config gave its name, not the built-in defaults" {
-	[ "$(id -u)" = 0 ] || skip "needs root (setpriv)"
-	id nobody >/dev/null 2>&1 || skip "no user nobody"
-	d=$(mktemp -d /tmp/cbexec-lastgood.XXXXXX)
-	chmod 0755 "$d"
-	mkdir -m 0700 "$d/home" "$d/s"
-	chown nobody "$d/home" "$d/s"
+	nobody_tree
 	conf=$d/cbexec.conf
 	as() {
 		setpriv --reuid nobody --regid nogroup --clear-groups \
@@ -342,5 +349,4 @@ $d/s/real.mdb"
 	[[ $stderr == *"circuit opened after 1 consecutive failure"* ]] || fail "$stderr"
 	run -124 --separate-stderr as run plain -- sleep 10
 	[[ $stderr == *"plain: timed out after 1s"* ]] || fail "$stderr"
-	rm -rf "$d"
 }
